@@ -1,0 +1,210 @@
+//! `splitbrain`: run scenarios of the Kafka controller split-brain simulation from a terminal.
+//!
+//! ```text
+//! splitbrain scenarios
+//! splitbrain run <built-in | path.json> [--seed N] [--until-ms T] [--json]
+//! splitbrain coordinator <group> [--partitions N]
+//! ```
+//! Bad input prints one line naming the problem and exits with status 2.
+use splitbrain_sim::scenario::{builtin, builtins};
+use splitbrain_sim::view::describe_partition;
+use splitbrain_sim::{coordinator_partition, Scenario, World};
+use std::io::{self, BufWriter, Write};
+use std::process::ExitCode;
+
+const USAGE: &str = "usage:
+  splitbrain scenarios
+  splitbrain run <built-in name | path.json> [--seed N] [--until-ms T] [--json]
+  splitbrain coordinator <group> [--partitions N]";
+
+struct Fail(String);
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Fail(msg)) => {
+            eprintln!("splitbrain: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: &[String]) -> Result<(), Fail> {
+    match args.first().map(String::as_str) {
+        Some("scenarios") => {
+            no_extra(&args[1..])?;
+            for (name, json) in builtins() {
+                let desc = Scenario::from_json(json).map(|s| s.description).unwrap_or_default();
+                println!("{name:<24} {desc}");
+            }
+            Ok(())
+        }
+        Some("run") => cmd_run(&args[1..]),
+        Some("coordinator") => cmd_coordinator(&args[1..]),
+        Some("-h") | Some("--help") | Some("help") => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => Err(Fail(format!("unknown command '{other}'\n{USAGE}"))),
+        None => Err(Fail(format!("no command given\n{USAGE}"))),
+    }
+}
+
+fn no_extra(rest: &[String]) -> Result<(), Fail> {
+    match rest.first() {
+        Some(x) => Err(Fail(format!("unexpected argument '{x}'"))),
+        None => Ok(()),
+    }
+}
+
+fn number<T: std::str::FromStr>(flag: &str, v: Option<&String>) -> Result<T, Fail> {
+    let v = v.ok_or_else(|| Fail(format!("{flag} needs a value")))?;
+    v.parse().map_err(|_| Fail(format!("{flag} expects a non-negative integer, got '{v}'")))
+}
+
+/// Loads a built-in by name, or a scenario file.
+fn load(spec: &str) -> Result<Scenario, Fail> {
+    if let Some(s) = builtin(spec) {
+        return Ok(s);
+    }
+    let looks_like_file = spec.ends_with(".json") || spec.contains('/') || std::path::Path::new(spec).exists();
+    if !looks_like_file {
+        let names: Vec<&str> = builtins().into_iter().map(|(n, _)| n).collect();
+        return Err(Fail(format!("unknown scenario '{spec}' (built-ins: {}; or give a path to a .json file)", names.join(", "))));
+    }
+    let text = std::fs::read_to_string(spec).map_err(|e| Fail(format!("cannot read scenario file '{spec}': {e}")))?;
+    Scenario::from_json(&text).map_err(|e| Fail(format!("{spec}: {e}")))
+}
+
+fn cmd_run(args: &[String]) -> Result<(), Fail> {
+    let mut spec = None;
+    let mut seed = None;
+    let mut until = None;
+    let mut json = false;
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--seed" => {
+                seed = Some(number::<u64>("--seed", args.get(i + 1))?);
+                i += 1;
+            }
+            "--until-ms" => {
+                until = Some(number::<u64>("--until-ms", args.get(i + 1))?);
+                i += 1;
+            }
+            "--json" => json = true,
+            s if s.starts_with('-') => return Err(Fail(format!("unknown option '{s}'"))),
+            s if spec.is_none() => spec = Some(s.to_string()),
+            s => return Err(Fail(format!("unexpected argument '{s}'"))),
+        }
+        i += 1;
+    }
+    let spec = spec.ok_or_else(|| Fail(format!("run needs a scenario\n{USAGE}")))?;
+    let scenario = load(&spec)?;
+    let mut world = World::with_seed(&scenario, seed.unwrap_or(scenario.seed)).map_err(|e| Fail(format!("{spec}: {e}")))?;
+    let end = until.unwrap_or(world.config().end_ms).min(world.config().end_ms);
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let mut io_ok = true;
+    while let Some(ev) = world.step_until(end) {
+        let r = if json {
+            writeln!(out, "{}", serde_json::to_string(&ev).unwrap_or_default())
+        } else {
+            let mut r = writeln!(out, "{:>6} {:>13} {:<4} {}", ev.step, fmt_time(ev.time_ms), ev.node.to_string(), ev.line);
+            for a in &ev.alerts_raised {
+                r = r.and_then(|_| writeln!(out, "{:>25} ALERT {a}", ""));
+            }
+            for a in &ev.alerts_cleared {
+                r = r.and_then(|_| writeln!(out, "{:>25} cleared: {a}", ""));
+            }
+            r
+        };
+        if r.is_err() {
+            io_ok = false;
+            break;
+        }
+    }
+    let summary = world.summary();
+    if io_ok {
+        if json {
+            let _ = writeln!(out, "{}", serde_json::json!({ "final": summary }));
+        } else {
+            let _ = print_summary(&mut out, &world);
+        }
+    }
+    let _ = out.flush();
+    Ok(())
+}
+
+fn fmt_time(ms: u64) -> String {
+    let (d, rem) = (ms / 86_400_000, ms % 86_400_000);
+    let secs = rem as f64 / 1000.0;
+    if d > 0 {
+        format!("{d}d+{secs:.3}s")
+    } else {
+        format!("{secs:.3}s")
+    }
+}
+
+fn print_summary(out: &mut impl Write, world: &World) -> io::Result<()> {
+    let s = world.summary();
+    writeln!(out, "\n== {} (seed {}) after {} steps, at {} ==", s.scenario, s.seed, s.steps, fmt_time(s.time_ms))?;
+    writeln!(
+        out,
+        "/controller: {}   acting controllers: {:?}",
+        s.zk_controller.map(|b| format!("broker {b}")).unwrap_or_else(|| "none".into()),
+        s.acting_controllers
+    )?;
+    let leaderless: Vec<_> = s.partitions.iter().filter(|p| p.leader < 0).collect();
+    writeln!(out, "partitions: {} total, {} without a leader", s.partitions.len(), leaderless.len())?;
+    for p in leaderless {
+        writeln!(out, "  {}", describe_partition(p))?;
+    }
+    for c in &s.consumers {
+        writeln!(
+            out,
+            "consumer c{} group '{}': coordinator partition {} (abs(hashCode {}) % {}), status {}{}",
+            c.id,
+            c.group,
+            c.coordinator_partition,
+            c.hash_code,
+            c.partitions,
+            c.status,
+            c.coordinator.map(|b| format!(", coordinator broker {b}")).unwrap_or_default()
+        )?;
+    }
+    if s.alerts.is_empty() {
+        writeln!(out, "alerts: none")?;
+    } else {
+        writeln!(out, "alerts:")?;
+        for a in &s.alerts {
+            writeln!(out, "  - {}", a.message)?;
+        }
+    }
+    Ok(())
+}
+
+fn cmd_coordinator(args: &[String]) -> Result<(), Fail> {
+    let mut group = None;
+    let mut partitions = 50u32;
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--partitions" => {
+                partitions = number("--partitions", args.get(i + 1))?;
+                if partitions == 0 {
+                    return Err(Fail("--partitions must be at least 1".into()));
+                }
+                i += 1;
+            }
+            s if s.starts_with("--") => return Err(Fail(format!("unknown option '{s}'"))),
+            s if group.is_none() => group = Some(s.to_string()),
+            s => return Err(Fail(format!("unexpected argument '{s}'"))),
+        }
+        i += 1;
+    }
+    let group = group.ok_or_else(|| Fail(format!("coordinator needs a group id\n{USAGE}")))?;
+    println!("{}", coordinator_partition(&group, partitions));
+    Ok(())
+}

@@ -1,0 +1,110 @@
+//! Properties checked after every step and reported as alerts (never panics): more than one
+//! broker acting as controller; a partition with leader -1 while a replica in its ISR is alive; an
+//! active controller whose cache disagrees with ZooKeeper; a consumer group without a coordinator.
+use crate::broker::Broker;
+use crate::consumer::{Consumer, ConsumerStatus};
+use crate::controller::leader_isr_json;
+use crate::ids::{fmt_ids, BrokerId, TopicPartition, NO_LEADER};
+use crate::zookeeper::{ZData, ZkServer};
+use alloc::collections::BTreeSet;
+use alloc::format;
+use alloc::rc::Rc;
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+
+/// Which property is violated.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AlertKind {
+    /// More than one live broker has `isActive` (split brain).
+    MultipleControllers,
+    /// A partition has leader -1 in ZooKeeper while an ISR member is registered.
+    LeaderlessWithLiveIsr,
+    /// An active controller's `partitionLeadershipInfo` differs from the state znodes.
+    CacheDivergence,
+    /// A consumer gets COORDINATOR_NOT_AVAILABLE.
+    NoCoordinator,
+}
+
+/// One active alert.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Alert {
+    /// Property.
+    pub kind: AlertKind,
+    /// Stable identity (kind plus subject) to tell raised from cleared.
+    pub key: String,
+    /// Human text.
+    pub message: String,
+}
+
+/// Every alert that holds now, in a stable order.
+pub fn check<'a>(zk: &ZkServer, brokers: impl Iterator<Item = &'a Rc<Broker>> + Clone, consumers: impl Iterator<Item = &'a Rc<Consumer>>) -> Vec<Alert> {
+    let mut out = Vec::new();
+    let acting: Vec<BrokerId> = brokers.clone().filter(|b| b.alive && b.is_active()).map(|b| b.id).collect();
+    if acting.len() > 1 {
+        out.push(Alert {
+            kind: AlertKind::MultipleControllers,
+            key: String::from("multiple_controllers"),
+            message: format!("{} brokers act as controller: {} (split brain)", acting.len(), fmt_ids(acting.iter().copied())),
+        });
+    }
+    let registered: BTreeSet<BrokerId> = zk.children("/brokers/ids").iter().filter_map(|s| s.parse().ok()).collect();
+    for (path, node) in zk.nodes() {
+        if let ZData::PartitionState { state } = &node.data {
+            if state.leader == NO_LEADER {
+                let alive: Vec<BrokerId> = state.isr.iter().copied().filter(|r| registered.contains(r)).collect();
+                if !alive.is_empty() {
+                    let tp = tp_of(path);
+                    out.push(Alert {
+                        kind: AlertKind::LeaderlessWithLiveIsr,
+                        key: format!("leaderless:{tp}"),
+                        message: format!("{tp} has leader -1 although ISR member(s) {} are alive", fmt_ids(alive)),
+                    });
+                }
+            }
+        }
+    }
+    for b in brokers.filter(|b| b.alive && b.is_active() && b.controller.ctx.loaded) {
+        let mut diffs = Vec::new();
+        let writing = b.controller.job.as_ref().and_then(|j| j.writing());
+        for (tp, c) in b.controller.ctx.leadership.iter().filter(|(tp, _)| Some(*tp) != writing) {
+            if let Some(ZData::PartitionState { state }) = zk.get(&tp.state_path()).map(|n| &n.data) {
+                if state.leader != c.state.leader || state.isr != c.state.isr || state.leader_epoch != c.state.leader_epoch {
+                    diffs.push(format!("{tp}: cache {} vs ZooKeeper {}", leader_isr_json(&c.state), leader_isr_json(state)));
+                }
+            }
+        }
+        if !diffs.is_empty() {
+            let n = diffs.len();
+            let mut shown: Vec<String> = diffs.into_iter().take(3).collect();
+            if n > 3 {
+                shown.push(format!("and {} more", n - 3));
+            }
+            out.push(Alert {
+                kind: AlertKind::CacheDivergence,
+                key: format!("cache_divergence:{}", b.id),
+                message: format!("controller {}'s cache disagrees with ZooKeeper on {n} partition(s): {}", b.id, shown.join("; ")),
+            });
+        }
+    }
+    for c in consumers.filter(|c| c.status == ConsumerStatus::CoordinatorNotAvailable) {
+        out.push(Alert {
+            kind: AlertKind::NoCoordinator,
+            key: format!("no_coordinator:{}", c.group),
+            message: format!(
+                "group '{}' has no coordinator: __consumer_offsets-{} has no live leader (COORDINATOR_NOT_AVAILABLE, {} attempts)",
+                c.group, c.partition, c.attempts
+            ),
+        });
+    }
+    out
+}
+
+fn tp_of(state_path: &str) -> TopicPartition {
+    // /brokers/topics/<t>/partitions/<p>/state
+    let parts: Vec<&str> = state_path.split('/').collect();
+    let topic = parts.get(3).copied().unwrap_or("");
+    let p = parts.get(5).and_then(|s| s.parse().ok()).unwrap_or(0);
+    TopicPartition::new(topic, p)
+}

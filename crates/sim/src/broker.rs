@@ -1,0 +1,581 @@
+//! A broker process: its ZooKeeper client and registration (`KafkaHealthcheck`), its
+//! `ReplicaManager` (leader/follower state with the controller-epoch and leader-epoch checks of
+//! `becomeLeaderOrFollower`, and the leader's own ISR writes in `Partition.updateIsr`), its
+//! `MetadataCache` (filled by UpdateMetadata, answering FindCoordinator as
+//! `KafkaApis.handleFindCoordinatorRequest` does) and its group-coordinator ownership
+//! (`GroupCoordinator.handleGroupImmigration` / `handleGroupEmigration`). The controller that every
+//! broker also runs lives in [`crate::controller`].
+use crate::consumer::coordinator_partition;
+use crate::controller::{Controller, ControllerEvent};
+use crate::effects::{Outbox, Timer};
+use crate::event::EventKind;
+use crate::ids::{fmt_ids, BrokerId, NodeId, TopicPartition, NO_LEADER};
+use crate::message::{ClientError, ConnectResult, PartitionStateInfo, Payload};
+use crate::scenario::{Config, OFFSETS_TOPIC};
+use crate::zk_client::{ConnState, Purpose, ZkClient};
+use crate::zookeeper::{LeaderIsr, SessionId, WatchEvent, WatchEventType, ZData, ZkError, ZkOp, ZkResult};
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// A replica as the local `ReplicaManager` knows it (`Partition`).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct LocalPartition {
+    /// Leader this broker follows (or itself).
+    pub leader: BrokerId,
+    /// Leader epoch of the last accepted LeaderAndIsr.
+    pub leader_epoch: i32,
+    /// ISR as the leader believes it.
+    pub isr: Vec<BrokerId>,
+    /// The cached state znode version: the leader's CAS expectation for ISR writes.
+    pub zk_version: i32,
+    /// Epoch of the controller that made the decision.
+    pub controller_epoch: i32,
+    /// Assigned replicas.
+    pub replicas: Vec<BrokerId>,
+    /// This broker leads the partition.
+    pub is_leader: bool,
+    /// The zkVersion at which an ISR write last failed (no retry until a new LeaderAndIsr).
+    pub isr_write_failed_at: Option<i32>,
+}
+
+/// `MetadataCache`.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct MetadataCache {
+    /// Alive brokers, as the last UpdateMetadata said.
+    pub alive: BTreeSet<BrokerId>,
+    /// Partition states.
+    pub partitions: BTreeMap<TopicPartition, PartitionStateInfo>,
+}
+
+/// A broker.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Broker {
+    /// `broker.id`.
+    pub id: BrokerId,
+    /// The process is running.
+    pub alive: bool,
+    /// Process incarnation, bumped at every start.
+    pub incarnation: u64,
+    /// ZooKeeper client.
+    pub zk: ZkClient,
+    /// `/brokers/ids/<id>` is registered on the current session.
+    pub registered: bool,
+    /// The controller component.
+    pub controller: Controller,
+    /// `ReplicaManager.controllerEpoch`: the highest controller epoch seen.
+    pub controller_epoch: i32,
+    /// Local replicas.
+    pub partitions: BTreeMap<TopicPartition, LocalPartition>,
+    /// Metadata cache.
+    pub metadata: MetadataCache,
+    /// `__consumer_offsets` partitions whose groups this broker coordinates.
+    pub owned_offsets_partitions: BTreeSet<u32>,
+    started: bool,
+}
+
+impl Broker {
+    /// A stopped broker.
+    pub fn new(id: BrokerId) -> Self {
+        Broker {
+            id,
+            alive: false,
+            incarnation: 0,
+            zk: ZkClient::default(),
+            registered: false,
+            controller: Controller::default(),
+            controller_epoch: 0,
+            partitions: BTreeMap::new(),
+            metadata: MetadataCache::default(),
+            owned_offsets_partitions: BTreeSet::new(),
+            started: false,
+        }
+    }
+
+    /// A fresh process (state lost): it connects to ZooKeeper and asks for a new session.
+    pub fn start(&mut self, cfg: &Config, out: &mut Outbox) {
+        let inc = self.incarnation + 1;
+        *self = Broker::new(self.id);
+        self.incarnation = inc;
+        self.alive = true;
+        out.log(EventKind::Process, format!("[KafkaServer id={}] starting", self.id));
+        out.send(NodeId::Zk, Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms });
+    }
+
+    pub(crate) fn set_started(&mut self) {
+        self.started = true;
+    }
+
+    /// Sends (or queues) a ZooKeeper request.
+    pub(crate) fn zk_send(&mut self, op: ZkOp, purpose: Purpose, out: &mut Outbox) -> u64 {
+        let (xid, now) = self.zk.submit(op.clone(), purpose);
+        if now {
+            if let Some(session) = self.zk.session {
+                out.send(NodeId::Zk, Payload::ZkRequest { session, xid, op });
+            }
+        }
+        xid
+    }
+
+    fn resend(&mut self, out: &mut Outbox) {
+        if let Some(session) = self.zk.session {
+            for (xid, op) in self.zk.take_resends() {
+                out.send(NodeId::Zk, Payload::ZkRequest { session, xid, op });
+            }
+        }
+    }
+
+    /// The ZooKeeper link is back: reconnect if disconnected, else retransmit what was lost.
+    pub fn on_zk_link_restored(&mut self, cfg: &Config, out: &mut Outbox) {
+        match self.zk.state {
+            ConnState::Disconnected => {
+                out.send(NodeId::Zk, Payload::ZkConnect { session: self.zk.session, timeout_ms: cfg.session_timeout_ms })
+            }
+            ConnState::Connected => self.resend(out),
+            ConnState::Connecting | ConnState::Expired => {
+                out.send(NodeId::Zk, Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms })
+            }
+        }
+    }
+
+    /// The read timeout passed without an answer.
+    pub fn on_zk_read_timeout(&mut self, gen: u64, out: &mut Outbox) {
+        if gen != self.zk.conn_gen || self.zk.state != ConnState::Connected {
+            return;
+        }
+        self.zk.disconnect();
+        out.log(
+            EventKind::ZkSession,
+            format!(
+                "[ZkClient broker={}] zookeeper state changed (Disconnected): no answer within the read timeout; {} request(s) will be retried",
+                self.id,
+                self.zk.outstanding.len()
+            ),
+        );
+    }
+
+    /// Answer to a connect.
+    pub fn on_zk_connect_response(&mut self, result: ConnectResult, cfg: &Config, out: &mut Outbox) {
+        match result {
+            ConnectResult::Expired => {
+                self.zk.state = ConnState::Expired;
+                self.registered = false;
+                out.log(
+                    EventKind::ZkSession,
+                    format!(
+                        "[ZkClient broker={}] zookeeper state changed (Expired): session 0x{:x} is gone; opening a new session and retrying {} interrupted request(s) on it",
+                        self.id,
+                        self.zk.session.unwrap_or(0),
+                        self.zk.outstanding.len()
+                    ),
+                );
+                out.send(NodeId::Zk, Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms });
+            }
+            ConnectResult::Connected(s) => {
+                let new_session = self.zk.session != Some(s);
+                self.zk.session = Some(s);
+                self.zk.state = ConnState::Connected;
+                if !new_session {
+                    out.log(
+                        EventKind::ZkSession,
+                        format!("[ZkClient broker={}] zookeeper state changed (SyncConnected) on session 0x{s:x}", self.id),
+                    );
+                    self.resend(out);
+                    return;
+                }
+                out.log(
+                    EventKind::ZkSession,
+                    format!("[ZkClient broker={}] zookeeper state changed (SyncConnected): new session 0x{s:x}", self.id),
+                );
+                self.on_new_session(out);
+                // ZkClient retries the interrupted operations on the new session.
+                self.resend(out);
+                let _ = cfg;
+            }
+        }
+    }
+
+    /// `fireNewSessionEvents` then `fireAllEvents`: re-register, re-elect, re-read listeners.
+    fn on_new_session(&mut self, out: &mut Outbox) {
+        self.register(out);
+        if !self.started {
+            self.started = true;
+            self.controller_enqueue(ControllerEvent::Startup, out);
+        } else {
+            // SessionExpirationListener.handleNewSession → Reelect; then ZkClient fires every
+            // data/child listener: /controller is re-read, /brokers/ids and ISR notifications fire.
+            self.controller_enqueue(ControllerEvent::Reelect, out);
+            self.zk_send(ZkOp::GetData { path: "/controller".into(), watch: true }, Purpose::ControllerWatch, out);
+            if self.controller.listeners {
+                self.controller_enqueue(ControllerEvent::BrokerChange, out);
+                self.controller_enqueue(ControllerEvent::IsrChangeNotification, out);
+            }
+        }
+    }
+
+    fn register(&mut self, out: &mut Outbox) {
+        if self.zk.has(|p| matches!(p, Purpose::Register)) {
+            return;
+        }
+        let path = format!("/brokers/ids/{}", self.id);
+        self.zk_send(
+            ZkOp::Create { path, data: ZData::Broker { id: self.id }, ephemeral: true, sequential: false },
+            Purpose::Register,
+            out,
+        );
+    }
+
+    /// A ZooKeeper response.
+    pub fn on_zk_response(&mut self, session: SessionId, xid: u64, result: ZkResult, cfg: &Config, out: &mut Outbox) {
+        if Some(session) != self.zk.session {
+            return; // a response for a dead session's request that has been re-sent since
+        }
+        if let ZkResult::Error { code: ZkError::SessionExpired } = result {
+            // retryUntilConnected catches SessionExpiredException and waits for a new session.
+            self.zk.lost(xid);
+            if self.zk.state == ConnState::Connected {
+                self.zk.state = ConnState::Expired;
+                self.registered = false;
+                out.log(
+                    EventKind::ZkSession,
+                    format!("[ZkClient broker={}] request failed with SESSIONEXPIRED; opening a new session", self.id),
+                );
+                out.send(NodeId::Zk, Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms });
+            }
+            return;
+        }
+        let Some(done) = self.zk.complete(xid) else { return };
+        match done.purpose {
+            Purpose::Controller => self.controller_on_result(done.op, result, cfg, out),
+            Purpose::Register => match result {
+                ZkResult::Created { path } => {
+                    self.registered = true;
+                    out.log(EventKind::Info, format!("[KafkaHealthcheck broker={}] Registered broker {} at path {path}", self.id, self.id));
+                }
+                ZkResult::Error { code: ZkError::NodeExists } => {
+                    out.log(
+                        EventKind::Info,
+                        format!(
+                            "[KafkaHealthcheck broker={}] /brokers/ids/{} is still held by an older session; waiting for it to be deleted",
+                            self.id, self.id
+                        ),
+                    );
+                    let path = format!("/brokers/ids/{}", self.id);
+                    self.zk_send(ZkOp::Exists { path, watch: true }, Purpose::RegisterWatch, out);
+                }
+                _ => {}
+            },
+            Purpose::RegisterWatch => {
+                if let ZkResult::Exists { stat: None } = result {
+                    self.register(out);
+                }
+            }
+            Purpose::ControllerWatch => {
+                let ev = match result {
+                    ZkResult::Data { data: ZData::Controller { broker_id, .. }, .. } => ControllerEvent::ControllerChange(broker_id),
+                    _ => ControllerEvent::Reelect,
+                };
+                self.controller_enqueue(ev, out);
+            }
+            Purpose::IsrUpdate { tp, isr } => self.on_isr_write(&tp, isr, result, out),
+            Purpose::IsrNotify => {}
+        }
+        self.controller_run(cfg, out);
+    }
+
+    /// A watch notification (ZkClient's event thread hands it to the listener).
+    pub fn on_watch(&mut self, ev: WatchEvent, cfg: &Config, out: &mut Outbox) {
+        if Some(ev.session) != self.zk.session {
+            return;
+        }
+        let me = format!("/brokers/ids/{}", self.id);
+        match (ev.path.as_str(), ev.kind) {
+            ("/controller", WatchEventType::NodeDeleted) => self.controller_enqueue(ControllerEvent::Reelect, out),
+            ("/controller", _) => {
+                self.zk_send(ZkOp::GetData { path: "/controller".into(), watch: true }, Purpose::ControllerWatch, out);
+            }
+            ("/brokers/ids", WatchEventType::NodeChildrenChanged) if self.controller.listeners => {
+                self.controller_enqueue(ControllerEvent::BrokerChange, out)
+            }
+            ("/isr_change_notification", WatchEventType::NodeChildrenChanged) if self.controller.listeners => {
+                self.controller_enqueue(ControllerEvent::IsrChangeNotification, out)
+            }
+            (p, WatchEventType::NodeDeleted) if p == me && !self.registered => self.register(out),
+            _ => {}
+        }
+        self.controller_run(cfg, out);
+    }
+
+    /// `ReplicaManager.becomeLeaderOrFollower`.
+    pub fn on_leader_and_isr(
+        &mut self,
+        controller_id: BrokerId,
+        controller_epoch: i32,
+        parts: Vec<PartitionStateInfo>,
+        out: &mut Outbox,
+    ) -> bool {
+        if controller_epoch < self.controller_epoch {
+            out.log(
+                EventKind::ControlRejected,
+                format!(
+                    "[ReplicaManager broker={}] Ignoring LeaderAndIsr request from controller {controller_id} with epoch {controller_epoch} since its controller epoch is old. Latest known controller epoch is {} (STALE_CONTROLLER_EPOCH)",
+                    self.id, self.controller_epoch
+                ),
+            );
+            return false;
+        }
+        self.controller_epoch = controller_epoch;
+        for p in parts {
+            if !p.replicas.contains(&self.id) {
+                continue;
+            }
+            let local_epoch = self.partitions.get(&p.tp).map(|l| l.leader_epoch).unwrap_or(-1);
+            if p.leader_epoch <= local_epoch {
+                out.log(
+                    EventKind::ControlRejected,
+                    format!(
+                        "[ReplicaManager broker={}] Ignoring LeaderAndIsr from controller {controller_id} epoch {controller_epoch} for partition {} since its leader epoch {} is not higher than the current leader epoch {local_epoch}",
+                        self.id, p.tp, p.leader_epoch
+                    ),
+                );
+                continue;
+            }
+            let was_leader = self.partitions.get(&p.tp).map(|l| l.is_leader).unwrap_or(false);
+            if p.leader == self.id {
+                self.partitions.insert(
+                    p.tp.clone(),
+                    LocalPartition {
+                        leader: self.id,
+                        leader_epoch: p.leader_epoch,
+                        isr: p.isr.clone(),
+                        zk_version: p.zk_version,
+                        controller_epoch: p.controller_epoch,
+                        replicas: p.replicas.clone(),
+                        is_leader: true,
+                        isr_write_failed_at: None,
+                    },
+                );
+                out.log(
+                    EventKind::ControlRequest,
+                    format!(
+                        "[ReplicaManager broker={}] Became leader of {} with leader epoch {} ISR [{}] zkVersion {} (controller {controller_id} epoch {controller_epoch})",
+                        self.id,
+                        p.tp,
+                        p.leader_epoch,
+                        fmt_ids(p.isr.iter().copied()),
+                        p.zk_version
+                    ),
+                );
+                if p.tp.topic == OFFSETS_TOPIC && self.owned_offsets_partitions.insert(p.tp.partition) {
+                    out.log(
+                        EventKind::Info,
+                        format!("[GroupCoordinator {}] Loading group metadata for partition {} (immigration)", self.id, p.tp),
+                    );
+                }
+            } else if p.leader != NO_LEADER && self.metadata.alive.contains(&p.leader) {
+                self.partitions.insert(
+                    p.tp.clone(),
+                    LocalPartition {
+                        leader: p.leader,
+                        leader_epoch: p.leader_epoch,
+                        isr: p.isr.clone(),
+                        zk_version: p.zk_version,
+                        controller_epoch: p.controller_epoch,
+                        replicas: p.replicas.clone(),
+                        is_leader: false,
+                        isr_write_failed_at: None,
+                    },
+                );
+                out.log(
+                    EventKind::ControlRequest,
+                    format!(
+                        "[ReplicaManager broker={}] Became follower of broker {} for {} with leader epoch {}",
+                        self.id, p.leader, p.tp, p.leader_epoch
+                    ),
+                );
+                if was_leader && p.tp.topic == OFFSETS_TOPIC && self.owned_offsets_partitions.remove(&p.tp.partition) {
+                    out.log(EventKind::Info, format!("[GroupCoordinator {}] Unloading group metadata for {} (emigration)", self.id, p.tp));
+                }
+            } else {
+                // makeFollowers: "Only change partition state when the leader is available".
+                out.log(
+                    EventKind::ControlRequest,
+                    format!(
+                        "[ReplicaManager broker={}] Broker {} cannot become follower for partition {} since the new leader {} is unavailable; local state unchanged{}",
+                        self.id,
+                        self.id,
+                        p.tp,
+                        p.leader,
+                        if was_leader { " (still acting as its leader)" } else { "" }
+                    ),
+                );
+                self.partitions.entry(p.tp.clone()).or_insert(LocalPartition {
+                    leader: NO_LEADER,
+                    leader_epoch: -1,
+                    isr: Vec::new(),
+                    zk_version: -1,
+                    controller_epoch: -1,
+                    replicas: p.replicas.clone(),
+                    is_leader: false,
+                    isr_write_failed_at: None,
+                });
+            }
+        }
+        true
+    }
+
+    /// `ReplicaManager.maybeUpdateMetadataCache`.
+    pub fn on_update_metadata(
+        &mut self,
+        controller_id: BrokerId,
+        controller_epoch: i32,
+        live: Vec<BrokerId>,
+        parts: Vec<PartitionStateInfo>,
+        out: &mut Outbox,
+    ) -> bool {
+        if controller_epoch < self.controller_epoch {
+            out.log(
+                EventKind::ControlRejected,
+                format!(
+                    "[ReplicaManager broker={}] Received UpdateMetadata from an old controller {controller_id} with epoch {controller_epoch}. Latest known controller epoch is {} (ControllerMovedException)",
+                    self.id, self.controller_epoch
+                ),
+            );
+            return false;
+        }
+        self.controller_epoch = controller_epoch;
+        self.metadata.alive = live.into_iter().collect();
+        for p in parts {
+            self.metadata.partitions.insert(p.tp.clone(), p);
+        }
+        true
+    }
+
+    /// `handleFindCoordinatorRequest`, answered from this broker's own metadata cache.
+    pub fn find_coordinator(&self, group: &str, cfg: &Config) -> Result<BrokerId, ClientError> {
+        let p = coordinator_partition(group, cfg.offsets_partitions);
+        match self.metadata.partitions.get(&TopicPartition::new(OFFSETS_TOPIC, p)) {
+            Some(s) if s.leader != NO_LEADER && self.metadata.alive.contains(&s.leader) => Ok(s.leader),
+            _ => Err(ClientError::CoordinatorNotAvailable),
+        }
+    }
+
+    /// `GroupCoordinator.validateGroupStatus`: do we own the group's partition?
+    pub fn group_error(&self, group: &str, cfg: &Config) -> Option<ClientError> {
+        let p = coordinator_partition(group, cfg.offsets_partitions);
+        if self.owned_offsets_partitions.contains(&p) {
+            None
+        } else {
+            Some(ClientError::NotCoordinator)
+        }
+    }
+
+    /// The ISR each led partition should have, given which followers are caught up.
+    pub fn desired_isr(&self, in_sync: &dyn Fn(&TopicPartition, BrokerId) -> bool) -> Vec<(TopicPartition, Vec<BrokerId>)> {
+        let mut v = Vec::new();
+        for (tp, lp) in &self.partitions {
+            if !lp.is_leader || lp.isr_write_failed_at == Some(lp.zk_version) {
+                continue;
+            }
+            if self.zk.has(|p| matches!(p, Purpose::IsrUpdate { tp: t, .. } if t == tp)) {
+                continue;
+            }
+            let mut want: Vec<BrokerId> =
+                lp.replicas.iter().copied().filter(|r| *r == self.id || in_sync(tp, *r)).collect();
+            // Keep the leader's ISR order for replicas that stay; append the ones that catch up.
+            let mut ordered: Vec<BrokerId> = lp.isr.iter().copied().filter(|r| want.contains(r)).collect();
+            want.retain(|r| !ordered.contains(r));
+            ordered.extend(want);
+            if !ordered.contains(&self.id) {
+                ordered.insert(0, self.id);
+            }
+            if ordered != lp.isr {
+                v.push((tp.clone(), ordered));
+            }
+        }
+        v
+    }
+
+    /// `Partition.maybeShrinkIsr` / `maybeExpandIsr`: write the new ISR with the cached zkVersion.
+    pub fn isr_check(&mut self, in_sync: &dyn Fn(&TopicPartition, BrokerId) -> bool, out: &mut Outbox) {
+        for (tp, isr) in self.desired_isr(in_sync) {
+            let lp = &self.partitions[&tp];
+            let data = ZData::PartitionState {
+                state: LeaderIsr { leader: self.id, leader_epoch: lp.leader_epoch, isr: isr.clone(), controller_epoch: lp.controller_epoch },
+            };
+            out.log(
+                EventKind::IsrChange,
+                format!(
+                    "[Partition {tp} broker={}] {} ISR from {} to {}",
+                    self.id,
+                    if isr.len() < lp.isr.len() { "Shrinking" } else { "Expanding" },
+                    fmt_ids(lp.isr.iter().copied()),
+                    fmt_ids(isr.iter().copied())
+                ),
+            );
+            let op = ZkOp::SetData { path: tp.state_path(), data, version: lp.zk_version };
+            self.zk_send(op, Purpose::IsrUpdate { tp, isr }, out);
+        }
+    }
+
+    fn on_isr_write(&mut self, tp: &TopicPartition, isr: Vec<BrokerId>, result: ZkResult, out: &mut Outbox) {
+        let Some(lp) = self.partitions.get_mut(tp) else { return };
+        match result {
+            ZkResult::Written { stat } => {
+                lp.isr = isr;
+                lp.zk_version = stat.version;
+                out.log(
+                    EventKind::IsrChange,
+                    format!("[Partition {tp} broker={}] ISR updated to [{}] and zkVersion updated to [{}]", self.id, fmt_ids(lp.isr.iter().copied()), stat.version),
+                );
+                let data = ZData::IsrChange { partitions: alloc::vec![tp.clone()] };
+                self.zk_send(
+                    ZkOp::Create { path: "/isr_change_notification/isr_change_".into(), data, ephemeral: false, sequential: true },
+                    Purpose::IsrNotify,
+                    out,
+                );
+            }
+            ZkResult::Error { code } => {
+                lp.isr_write_failed_at = Some(lp.zk_version);
+                let why = if code == ZkError::BadVersion {
+                    format!("Cached zkVersion [{}] not equal to that in zookeeper, skip updating ISR", lp.zk_version)
+                } else {
+                    format!("ISR update failed with {}", code.name())
+                };
+                out.log(EventKind::IsrChange, format!("[Partition {tp} broker={}] {why}", self.id));
+            }
+            _ => {}
+        }
+    }
+
+    /// Links to controller requests are FIFO per broker; a message dropped on a cut is re-sent when
+    /// the link heals (`RequestSendThread` retries until success).
+    pub fn on_control_link_restored(&mut self, to: BrokerId, out: &mut Outbox) {
+        if let Some(held) = self.controller.held.remove(&to) {
+            for p in held {
+                out.send(NodeId::Broker(to), p);
+            }
+        }
+    }
+
+    /// Timer dispatch.
+    pub fn on_timer(&mut self, t: &Timer, out: &mut Outbox) {
+        if let Timer::ZkReadTimeout { gen } = t {
+            self.on_zk_read_timeout(*gen, out)
+        }
+    }
+
+    /// A short status string for the UI.
+    pub fn session_label(&self) -> String {
+        if !self.alive {
+            return String::from("down");
+        }
+        String::from(match self.zk.state {
+            ConnState::Connecting => "connecting",
+            ConnState::Connected => "connected",
+            ConnState::Disconnected => "disconnected",
+            ConnState::Expired => "expired",
+        })
+    }
+}

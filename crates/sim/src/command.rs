@@ -1,0 +1,113 @@
+//! Inputs to the world, as values: the faults a scenario script or a user injects.
+use crate::ids::NodeId;
+use alloc::format;
+use alloc::string::String;
+use serde::{Deserialize, Serialize};
+
+/// Which direction(s) of a link a cut or heal applies to.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// Both directions.
+    #[default]
+    Both,
+    /// Only messages from `a` to `b`.
+    AToB,
+    /// Only messages from `b` to `a`.
+    BToA,
+}
+
+/// A fault or user action. Scenario scripts and the UI speak the same language.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Command {
+    /// Cut the link between `a` and `b`: messages on it are dropped.
+    Cut {
+        /// One end.
+        a: NodeId,
+        /// The other end.
+        b: NodeId,
+        /// Which direction(s).
+        #[serde(default)]
+        dir: Direction,
+    },
+    /// Heal a cut link.
+    Heal {
+        /// One end.
+        a: NodeId,
+        /// The other end.
+        b: NodeId,
+        /// Which direction(s).
+        #[serde(default)]
+        dir: Direction,
+    },
+    /// Cut every link of `node` (a network partition isolating it).
+    Isolate {
+        /// The node.
+        node: NodeId,
+    },
+    /// Heal every link of `node`.
+    Rejoin {
+        /// The node.
+        node: NodeId,
+    },
+    /// Kill a broker process (`kill -9`): its ZooKeeper session lives on until it expires.
+    Crash {
+        /// The broker.
+        node: NodeId,
+    },
+    /// Start a crashed broker (a new process with a new ZooKeeper session), or restart a running one.
+    Restart {
+        /// The broker.
+        node: NodeId,
+    },
+    /// Restart a consumer (for example a deploy): it forgets its coordinator and looks it up again.
+    RestartConsumer {
+        /// The client.
+        node: NodeId,
+    },
+    /// Set the one-way latency of a link, both directions.
+    SetLatency {
+        /// One end.
+        a: NodeId,
+        /// The other end.
+        b: NodeId,
+        /// One-way latency in ms.
+        ms: u64,
+    },
+}
+
+impl Command {
+    /// A short human description.
+    pub fn describe(&self) -> String {
+        let arrow = |d: &Direction| match d {
+            Direction::Both => "<->",
+            Direction::AToB => "->",
+            Direction::BToA => "<-",
+        };
+        match self {
+            Command::Cut { a, b, dir } => format!("cut {a} {} {b}", arrow(dir)),
+            Command::Heal { a, b, dir } => format!("heal {a} {} {b}", arrow(dir)),
+            Command::Isolate { node } => format!("isolate {node}"),
+            Command::Rejoin { node } => format!("rejoin {node}"),
+            Command::Crash { node } => format!("crash {node}"),
+            Command::Restart { node } => format!("restart {node}"),
+            Command::RestartConsumer { node } => format!("restart consumer {node}"),
+            Command::SetLatency { a, b, ms } => format!("latency {a} <-> {b} = {ms} ms"),
+        }
+    }
+
+    /// Every node the command names.
+    pub fn nodes(&self) -> alloc::vec::Vec<NodeId> {
+        match self {
+            Command::Cut { a, b, .. } | Command::Heal { a, b, .. } | Command::SetLatency { a, b, .. } => {
+                alloc::vec![*a, *b]
+            }
+            Command::Isolate { node }
+            | Command::Rejoin { node }
+            | Command::Crash { node }
+            | Command::Restart { node }
+            | Command::RestartConsumer { node } => alloc::vec![*node],
+        }
+    }
+}

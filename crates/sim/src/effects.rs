@@ -1,0 +1,87 @@
+//! What a node's handler asks the world to do: send a message, set a timer, write a log line.
+//! Handlers never touch the network or the clock themselves (sans-IO), so the same broker code runs
+//! under the simulator, a test, or a model checker.
+use crate::event::EventKind;
+use crate::ids::NodeId;
+use crate::message::Payload;
+use crate::zookeeper::SessionId;
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+
+/// Timers a node can set.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(tag = "timer", rename_all = "snake_case")]
+pub enum Timer {
+    /// Broker's ZooKeeper client: no answer for the read timeout? Then Disconnected.
+    ZkReadTimeout {
+        /// Connection generation the timer belongs to.
+        gen: u64,
+    },
+    /// ZooKeeper: check whether a session has expired.
+    SessionExpiry {
+        /// The session.
+        session: SessionId,
+    },
+    /// Partition leader: `Partition.maybeShrinkIsr` / `maybeExpandIsr`.
+    IsrCheck,
+    /// Consumer: retry FindCoordinator after backoff.
+    ConsumerRetry,
+    /// Consumer: a request got no answer within `request.timeout.ms`.
+    ConsumerTimeout {
+        /// Correlation id.
+        corr: u64,
+    },
+    /// Consumer: send a heartbeat.
+    ConsumerHeartbeat,
+}
+
+/// One effect.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Effect {
+    /// Send a message.
+    Send {
+        /// Destination.
+        to: NodeId,
+        /// Payload.
+        payload: Payload,
+    },
+    /// Set a timer on this node.
+    Timer {
+        /// Delay from now, ms.
+        after_ms: u64,
+        /// The timer.
+        timer: Timer,
+    },
+    /// A log line.
+    Log {
+        /// Kind of event it belongs to.
+        kind: EventKind,
+        /// Text.
+        line: String,
+    },
+}
+
+/// The effects of one handler call, in order.
+#[derive(Clone, Default, Debug)]
+pub struct Outbox {
+    /// Effects.
+    pub effects: Vec<Effect>,
+}
+
+impl Outbox {
+    /// Queues a message.
+    pub fn send(&mut self, to: NodeId, payload: Payload) {
+        self.effects.push(Effect::Send { to, payload });
+    }
+
+    /// Sets a timer.
+    pub fn timer(&mut self, after_ms: u64, timer: Timer) {
+        self.effects.push(Effect::Timer { after_ms, timer });
+    }
+
+    /// Writes a log line.
+    pub fn log(&mut self, kind: EventKind, line: String) {
+        self.effects.push(Effect::Log { kind, line });
+    }
+}

@@ -1,0 +1,137 @@
+//! Node and partition identities. Broker ids are `i32` as in Kafka, where `-1`
+//! (`LeaderAndIsr.NoLeader`) means "no leader".
+use alloc::format;
+use alloc::string::{String, ToString};
+use core::fmt;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// A Kafka broker id (`broker.id`).
+pub type BrokerId = i32;
+
+/// `LeaderAndIsr.NoLeader`: the leader value written when a partition has no leader.
+pub const NO_LEADER: BrokerId = -1;
+
+/// Every node that owns a network endpoint: the ZooKeeper ensemble (modelled as one linearizable
+/// store), a broker, or a consumer client. Written `zk`, `b<id>`, `c<id>` in scenarios and URLs.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub enum NodeId {
+    /// The ZooKeeper ensemble.
+    Zk,
+    /// A broker with its `broker.id`.
+    Broker(BrokerId),
+    /// A consumer client.
+    Client(u32),
+}
+
+impl NodeId {
+    /// The broker id, if this is a broker.
+    pub fn broker(self) -> Option<BrokerId> {
+        match self {
+            NodeId::Broker(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// Parses `zk`, `b3`, `broker-3`, `c1`, `client-1`.
+    pub fn parse(s: &str) -> Result<NodeId, String> {
+        let t = s.trim();
+        if t.eq_ignore_ascii_case("zk") || t.eq_ignore_ascii_case("zookeeper") {
+            return Ok(NodeId::Zk);
+        }
+        let (kind, num) = if let Some(r) = t.strip_prefix("broker-").or_else(|| t.strip_prefix("broker")) {
+            ('b', r)
+        } else if let Some(r) = t.strip_prefix("client-").or_else(|| t.strip_prefix("client")) {
+            ('c', r)
+        } else if let Some(r) = t.strip_prefix('b') {
+            ('b', r)
+        } else if let Some(r) = t.strip_prefix('c') {
+            ('c', r)
+        } else {
+            return Err(format!("'{s}' is not a node name (use zk, b<id> or c<id>)"));
+        };
+        let n: u32 = num
+            .parse()
+            .map_err(|_| format!("'{s}' is not a node name (use zk, b<id> or c<id>)"))?;
+        Ok(match kind {
+            'b' => NodeId::Broker(n as BrokerId),
+            _ => NodeId::Client(n),
+        })
+    }
+}
+
+impl fmt::Display for NodeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NodeId::Zk => f.write_str("zk"),
+            NodeId::Broker(b) => write!(f, "b{b}"),
+            NodeId::Client(c) => write!(f, "c{c}"),
+        }
+    }
+}
+
+impl Serialize for NodeId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> Deserialize<'de> for NodeId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        NodeId::parse(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+/// A topic partition (`TopicAndPartition` in 1.0).
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
+pub struct TopicPartition {
+    /// Topic name.
+    pub topic: String,
+    /// Partition number.
+    pub partition: u32,
+}
+
+impl TopicPartition {
+    /// Builds a topic partition.
+    pub fn new(topic: &str, partition: u32) -> Self {
+        TopicPartition { topic: topic.into(), partition }
+    }
+
+    /// The partition's state znode, `/brokers/topics/<t>/partitions/<p>/state`.
+    pub fn state_path(&self) -> String {
+        format!("/brokers/topics/{}/partitions/{}/state", self.topic, self.partition)
+    }
+}
+
+impl fmt::Display for TopicPartition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{}", self.topic, self.partition)
+    }
+}
+
+/// Formats a broker list the way Kafka's logs do: `1,2,3`.
+pub fn fmt_ids(ids: impl IntoIterator<Item = BrokerId>) -> String {
+    let mut out = String::new();
+    for (i, id) in ids.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&id.to_string());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_names_round_trip() {
+        for n in [NodeId::Zk, NodeId::Broker(3), NodeId::Client(1)] {
+            assert_eq!(NodeId::parse(&n.to_string()), Ok(n));
+        }
+        assert_eq!(NodeId::parse("broker-2"), Ok(NodeId::Broker(2)));
+        assert!(NodeId::parse("b").is_err());
+        assert!(NodeId::parse("x9").is_err());
+    }
+}

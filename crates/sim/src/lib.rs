@@ -1,0 +1,49 @@
+//! # splitbrain-sim
+//!
+//! A deterministic, `no_std` simulation of Apache Kafka's ZooKeeper-era controller, faithful to the
+//! 0.11–1.0 code (`kafka.controller.KafkaController` with its single-threaded `ControllerEventManager`,
+//! `PartitionStateMachine`, `ReplicaStateMachine`, and the I0Itec `ZkClient` that retries an interrupted
+//! operation on a new session). It reproduces the split brain that leaves a `__consumer_offsets`
+//! partition with leader -1 and a consumer group without a coordinator.
+//!
+//! The core is sans-IO, in the style of `quinn-proto`: inputs are values ([`Command`]), the world
+//! advances one queued item per [`World::step`], and every step returns an [`Event`]. A
+//! [`Timeline`] keeps every step's world so a UI can show any earlier step in O(1) and fork the
+//! future when the user acts in the past.
+#![no_std]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+extern crate alloc;
+
+pub mod alerts;
+pub mod broker;
+pub mod command;
+pub mod consumer;
+pub mod controller;
+pub mod effects;
+pub mod election;
+pub mod event;
+pub mod ids;
+pub mod message;
+pub mod network;
+pub mod partition_state;
+pub mod replica_state;
+pub mod rng;
+pub mod scenario;
+pub mod sched;
+pub mod timeline;
+pub mod view;
+pub mod world;
+pub mod zk_client;
+pub mod zookeeper;
+
+pub use alerts::{Alert, AlertKind};
+pub use command::{Command, Direction};
+pub use consumer::{coordinator_partition, java_string_hash, kafka_abs};
+pub use event::{Event, EventKind};
+pub use ids::{NodeId, TopicPartition};
+pub use scenario::{Scenario, ScenarioError};
+pub use timeline::Timeline;
+pub use view::{Summary, View};
+pub use world::World;

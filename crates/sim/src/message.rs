@@ -1,0 +1,231 @@
+//! Everything that crosses a link: ZooKeeper client traffic, controller requests
+//! (`LeaderAndIsrRequest`, `UpdateMetadataRequest`, built by `ControllerBrokerRequestBatch`) and the
+//! consumer's group-coordinator requests.
+use crate::ids::{fmt_ids, BrokerId, NodeId, TopicPartition};
+use crate::zookeeper::{SessionId, WatchEvent, ZkOp, ZkResult};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+
+/// One partition's state inside a controller request (`PartitionState` in the wire protocol).
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct PartitionStateInfo {
+    /// The partition.
+    pub tp: TopicPartition,
+    /// Leader or -1.
+    pub leader: BrokerId,
+    /// Leader epoch.
+    pub leader_epoch: i32,
+    /// ISR.
+    pub isr: Vec<BrokerId>,
+    /// The state znode version the controller last saw (the leader's CAS expectation).
+    pub zk_version: i32,
+    /// Epoch of the controller that made the decision.
+    pub controller_epoch: i32,
+    /// Assigned replicas.
+    pub replicas: Vec<BrokerId>,
+}
+
+/// Answer to a session (re)connect.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub enum ConnectResult {
+    /// Connected on this session.
+    Connected(SessionId),
+    /// The session asked for has expired.
+    Expired,
+}
+
+/// Kafka error codes used on the client path.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ClientError {
+    /// No live leader for the coordinator partition.
+    CoordinatorNotAvailable,
+    /// This broker does not own the group.
+    NotCoordinator,
+}
+
+impl ClientError {
+    /// Kafka's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ClientError::CoordinatorNotAvailable => "COORDINATOR_NOT_AVAILABLE",
+            ClientError::NotCoordinator => "NOT_COORDINATOR",
+        }
+    }
+}
+
+/// A message payload.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Payload {
+    /// Open or resume a session.
+    ZkConnect {
+        /// The session to resume, or None for a new one.
+        session: Option<SessionId>,
+        /// Requested timeout.
+        timeout_ms: u64,
+    },
+    /// Answer to [`Payload::ZkConnect`].
+    ZkConnectResponse {
+        /// Result.
+        result: ConnectResult,
+    },
+    /// A ZooKeeper request.
+    ZkRequest {
+        /// Session it is sent on.
+        session: SessionId,
+        /// Client-side request id.
+        xid: u64,
+        /// The operation.
+        op: ZkOp,
+    },
+    /// A ZooKeeper response.
+    ZkResponse {
+        /// Session.
+        session: SessionId,
+        /// Request id.
+        xid: u64,
+        /// Result.
+        result: ZkResult,
+    },
+    /// A watch notification.
+    ZkWatch {
+        /// The event.
+        event: WatchEvent,
+    },
+    /// `LeaderAndIsrRequest`.
+    LeaderAndIsr {
+        /// Sending controller.
+        controller_id: BrokerId,
+        /// Its epoch (request level).
+        controller_epoch: i32,
+        /// Partitions.
+        partitions: Vec<PartitionStateInfo>,
+    },
+    /// `UpdateMetadataRequest`.
+    UpdateMetadata {
+        /// Sending controller.
+        controller_id: BrokerId,
+        /// Its epoch.
+        controller_epoch: i32,
+        /// Live brokers.
+        live_brokers: Vec<BrokerId>,
+        /// Partitions.
+        partitions: Vec<PartitionStateInfo>,
+    },
+    /// `FindCoordinatorRequest`.
+    FindCoordinator {
+        /// Group id.
+        group: String,
+        /// Correlation id.
+        corr: u64,
+    },
+    /// `FindCoordinatorResponse`.
+    FindCoordinatorResponse {
+        /// Correlation id.
+        corr: u64,
+        /// The coordinator, or an error.
+        result: Result<BrokerId, ClientError>,
+    },
+    /// `JoinGroupRequest` (also stands for SyncGroup).
+    JoinGroup {
+        /// Group id.
+        group: String,
+        /// Correlation id.
+        corr: u64,
+    },
+    /// `HeartbeatRequest`.
+    Heartbeat {
+        /// Group id.
+        group: String,
+        /// Correlation id.
+        corr: u64,
+    },
+    /// Response to JoinGroup or Heartbeat.
+    GroupResponse {
+        /// Correlation id.
+        corr: u64,
+        /// None when fine.
+        error: Option<ClientError>,
+    },
+}
+
+impl Payload {
+    /// Category for drawing: `zk`, `watch`, `control` or `client`.
+    pub fn category(&self) -> &'static str {
+        match self {
+            Payload::ZkConnect { .. }
+            | Payload::ZkConnectResponse { .. }
+            | Payload::ZkRequest { .. }
+            | Payload::ZkResponse { .. } => "zk",
+            Payload::ZkWatch { .. } => "watch",
+            Payload::LeaderAndIsr { .. } | Payload::UpdateMetadata { .. } => "control",
+            _ => "client",
+        }
+    }
+
+    /// A short label.
+    pub fn label(&self) -> String {
+        match self {
+            Payload::ZkConnect { session: Some(s), .. } => format!("connect session 0x{s:x}"),
+            Payload::ZkConnect { session: None, .. } => String::from("connect (new session)"),
+            Payload::ZkConnectResponse { result: ConnectResult::Connected(s) } => format!("connected 0x{s:x}"),
+            Payload::ZkConnectResponse { result: ConnectResult::Expired } => String::from("session expired"),
+            Payload::ZkRequest { op, .. } => op.describe(),
+            Payload::ZkResponse { result, .. } => match result {
+                crate::zookeeper::ZkResult::Error { code } => format!("error {}", code.name()),
+                _ => String::from("ok"),
+            },
+            Payload::ZkWatch { event } => format!("watch {:?} {}", event.kind, event.path),
+            Payload::LeaderAndIsr { controller_epoch, partitions, .. } => {
+                if partitions.len() == 1 {
+                    let p = &partitions[0];
+                    format!(
+                        "LeaderAndIsr {} leader={} epoch={} isr=[{}] (controller epoch {controller_epoch})",
+                        p.tp,
+                        p.leader,
+                        p.leader_epoch,
+                        fmt_ids(p.isr.iter().copied())
+                    )
+                } else {
+                    format!("LeaderAndIsr ×{} (controller epoch {controller_epoch})", partitions.len())
+                }
+            }
+            Payload::UpdateMetadata { controller_epoch, live_brokers, partitions, .. } => format!(
+                "UpdateMetadata live=[{}] ×{} (controller epoch {controller_epoch})",
+                fmt_ids(live_brokers.iter().copied()),
+                partitions.len()
+            ),
+            Payload::FindCoordinator { group, .. } => format!("FindCoordinator {group}"),
+            Payload::FindCoordinatorResponse { result: Ok(b), .. } => format!("coordinator = broker {b}"),
+            Payload::FindCoordinatorResponse { result: Err(e), .. } => String::from(e.name()),
+            Payload::JoinGroup { group, .. } => format!("JoinGroup {group}"),
+            Payload::Heartbeat { group, .. } => format!("Heartbeat {group}"),
+            Payload::GroupResponse { error: None, .. } => String::from("NONE"),
+            Payload::GroupResponse { error: Some(e), .. } => String::from(e.name()),
+        }
+    }
+}
+
+/// A message on the wire.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Message {
+    /// Unique id (per run).
+    pub id: u64,
+    /// Sender.
+    pub from: NodeId,
+    /// Receiver.
+    pub to: NodeId,
+    /// Send time.
+    pub sent_ms: u64,
+    /// Arrival time.
+    pub deliver_ms: u64,
+    /// The link direction's cut generation at send time: a cut in between drops the message.
+    pub link_gen: u64,
+    /// The receiver's process incarnation at send time: a restart in between drops it.
+    pub incarnation: u64,
+    /// The payload.
+    pub payload: Payload,
+}

@@ -1,0 +1,208 @@
+//! The network: one link for every pair of nodes that can talk (broker–broker, broker–ZooKeeper,
+//! client–broker), each direction cut and healed on its own, with a one-way latency. A message
+//! remembers the cut generation of its direction when sent; if the direction was cut at any moment
+//! before it arrives, it is dropped — so a cut drops what the link carries.
+use crate::command::Direction;
+use crate::ids::NodeId;
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use serde::{Deserialize, Serialize};
+
+/// Link latencies by kind of link.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Latency {
+    /// One-way latency broker ↔ ZooKeeper, ms.
+    #[serde(default = "d_zk")]
+    pub broker_zk_ms: u64,
+    /// One-way latency broker ↔ broker, ms.
+    #[serde(default = "d_bb")]
+    pub broker_broker_ms: u64,
+    /// One-way latency client ↔ broker, ms.
+    #[serde(default = "d_cb")]
+    pub client_broker_ms: u64,
+    /// Extra random delay per message, 0..=jitter ms, drawn from the seeded PRNG.
+    #[serde(default = "d_jit")]
+    pub jitter_ms: u64,
+}
+
+fn d_zk() -> u64 {
+    5
+}
+fn d_bb() -> u64 {
+    2
+}
+fn d_cb() -> u64 {
+    3
+}
+fn d_jit() -> u64 {
+    2
+}
+
+impl Default for Latency {
+    fn default() -> Self {
+        Latency { broker_zk_ms: d_zk(), broker_broker_ms: d_bb(), client_broker_ms: d_cb(), jitter_ms: d_jit() }
+    }
+}
+
+/// One direction of a link.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct DirState {
+    /// Messages pass.
+    pub up: bool,
+    /// Incremented at every cut.
+    pub gen: u64,
+}
+
+/// A link between `a` and `b` (`a < b`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Link {
+    /// Lower end.
+    pub a: NodeId,
+    /// Upper end.
+    pub b: NodeId,
+    /// Direction a → b.
+    pub a_to_b: DirState,
+    /// Direction b → a.
+    pub b_to_a: DirState,
+    /// One-way latency, ms.
+    pub latency_ms: u64,
+}
+
+/// All links.
+#[derive(Clone, Debug, Default)]
+pub struct Network {
+    links: BTreeMap<(NodeId, NodeId), Link>,
+}
+
+fn key(a: NodeId, b: NodeId) -> (NodeId, NodeId) {
+    if a <= b {
+        (a, b)
+    } else {
+        (b, a)
+    }
+}
+
+impl Network {
+    /// A full mesh for `nodes`, minus client–ZooKeeper and client–client (they never talk).
+    pub fn new(nodes: &[NodeId], lat: &Latency) -> Self {
+        let mut links = BTreeMap::new();
+        for (i, &x) in nodes.iter().enumerate() {
+            for &y in &nodes[i + 1..] {
+                let latency_ms = match (x, y) {
+                    (NodeId::Zk, NodeId::Broker(_)) | (NodeId::Broker(_), NodeId::Zk) => lat.broker_zk_ms,
+                    (NodeId::Broker(_), NodeId::Broker(_)) => lat.broker_broker_ms,
+                    (NodeId::Client(_), NodeId::Broker(_)) | (NodeId::Broker(_), NodeId::Client(_)) => {
+                        lat.client_broker_ms
+                    }
+                    _ => continue,
+                };
+                let (a, b) = key(x, y);
+                let up = DirState { up: true, gen: 0 };
+                links.insert((a, b), Link { a, b, a_to_b: up, b_to_a: up, latency_ms });
+            }
+        }
+        Network { links }
+    }
+
+    /// The link between two nodes, if they can talk at all.
+    pub fn link(&self, a: NodeId, b: NodeId) -> Option<&Link> {
+        self.links.get(&key(a, b))
+    }
+
+    /// Every link.
+    pub fn links(&self) -> impl Iterator<Item = &Link> {
+        self.links.values()
+    }
+
+    /// The state of the direction `from → to`.
+    pub fn dir(&self, from: NodeId, to: NodeId) -> Option<DirState> {
+        let l = self.links.get(&key(from, to))?;
+        Some(if from == l.a { l.a_to_b } else { l.b_to_a })
+    }
+
+    /// Messages from `from` reach `to` now.
+    pub fn is_up(&self, from: NodeId, to: NodeId) -> bool {
+        self.dir(from, to).map(|d| d.up).unwrap_or(false)
+    }
+
+    /// Both directions up.
+    pub fn both_up(&self, a: NodeId, b: NodeId) -> bool {
+        self.is_up(a, b) && self.is_up(b, a)
+    }
+
+    fn set(&mut self, a: NodeId, b: NodeId, dir: Direction, up: bool) -> Result<bool, String> {
+        let l = self
+            .links
+            .get_mut(&key(a, b))
+            .ok_or_else(|| format!("there is no link between {a} and {b}"))?;
+        let fwd = a == l.a;
+        let (do_ab, do_ba) = match dir {
+            Direction::Both => (true, true),
+            Direction::AToB => (fwd, !fwd),
+            Direction::BToA => (!fwd, fwd),
+        };
+        let mut changed = false;
+        for (doit, d) in [(do_ab, &mut l.a_to_b), (do_ba, &mut l.b_to_a)] {
+            if doit && d.up != up {
+                d.up = up;
+                if !up {
+                    d.gen += 1;
+                }
+                changed = true;
+            }
+        }
+        Ok(changed)
+    }
+
+    /// Cuts the link; returns whether anything changed.
+    pub fn cut(&mut self, a: NodeId, b: NodeId, dir: Direction) -> Result<bool, String> {
+        self.set(a, b, dir, false)
+    }
+
+    /// Heals the link; returns whether anything changed.
+    pub fn heal(&mut self, a: NodeId, b: NodeId, dir: Direction) -> Result<bool, String> {
+        self.set(a, b, dir, true)
+    }
+
+    /// Sets a link's latency.
+    pub fn set_latency(&mut self, a: NodeId, b: NodeId, ms: u64) -> Result<(), String> {
+        let l = self
+            .links
+            .get_mut(&key(a, b))
+            .ok_or_else(|| format!("there is no link between {a} and {b}"))?;
+        l.latency_ms = ms;
+        Ok(())
+    }
+
+    /// Every peer `node` has a link with.
+    pub fn peers(&self, node: NodeId) -> alloc::vec::Vec<NodeId> {
+        self.links
+            .values()
+            .filter_map(|l| if l.a == node { Some(l.b) } else if l.b == node { Some(l.a) } else { None })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_way_cuts_and_generations() {
+        let nodes = [NodeId::Zk, NodeId::Broker(1), NodeId::Broker(2), NodeId::Client(1)];
+        let mut n = Network::new(&nodes, &Latency::default());
+        assert!(n.link(NodeId::Client(1), NodeId::Zk).is_none());
+        let (b1, zk) = (NodeId::Broker(1), NodeId::Zk);
+        let g0 = n.dir(b1, zk).unwrap().gen;
+        assert_eq!(n.cut(b1, zk, Direction::AToB), Ok(true));
+        assert!(!n.is_up(b1, zk));
+        assert!(n.is_up(zk, b1));
+        assert_eq!(n.dir(b1, zk).unwrap().gen, g0 + 1);
+        assert_eq!(n.cut(b1, zk, Direction::AToB), Ok(false));
+        assert_eq!(n.heal(zk, b1, Direction::BToA), Ok(true));
+        assert!(n.both_up(b1, zk));
+        assert!(n.cut(NodeId::Client(1), NodeId::Zk, Direction::Both).is_err());
+    }
+}

@@ -1,0 +1,56 @@
+//! The controller's partition state machine (`kafka.controller.PartitionStateMachine`, 1.0):
+//! NonExistent, New, Online, Offline, and which partitions `triggerOnlinePartitionStateChange`
+//! looks at — only Offline and New ones, which is why a partition left Online with leader -1 is
+//! never elected again by a broker startup.
+use crate::ids::BrokerId;
+use crate::zookeeper::LeaderIsr;
+use alloc::collections::BTreeSet;
+use serde::{Deserialize, Serialize};
+
+/// `PartitionState`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub enum PartitionState {
+    /// NonExistentPartition.
+    NonExistentPartition,
+    /// NewPartition.
+    NewPartition,
+    /// OnlinePartition.
+    OnlinePartition,
+    /// OfflinePartition.
+    OfflinePartition,
+}
+
+impl PartitionState {
+    /// `initializePartitionState`: Online if the cached leader is live, Offline if not, New when the
+    /// partition has no leadership yet.
+    pub fn initial(leadership: Option<&LeaderIsr>, live: &BTreeSet<BrokerId>) -> Self {
+        match leadership {
+            None => PartitionState::NewPartition,
+            Some(l) if live.contains(&l.leader) => PartitionState::OnlinePartition,
+            Some(_) => PartitionState::OfflinePartition,
+        }
+    }
+
+    /// Will `triggerOnlinePartitionStateChange` try to elect a leader?
+    pub fn needs_election(self) -> bool {
+        matches!(self, PartitionState::OfflinePartition | PartitionState::NewPartition)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    #[test]
+    fn online_means_the_cached_leader_is_live_and_only_offline_or_new_get_elections() {
+        let live: BTreeSet<BrokerId> = [2, 3].into_iter().collect();
+        let led_by = |l| LeaderIsr { leader: l, leader_epoch: 1, isr: vec![l], controller_epoch: 1 };
+        assert_eq!(PartitionState::initial(Some(&led_by(3)), &live), PartitionState::OnlinePartition);
+        assert_eq!(PartitionState::initial(Some(&led_by(1)), &live), PartitionState::OfflinePartition);
+        assert_eq!(PartitionState::initial(Some(&led_by(-1)), &live), PartitionState::OfflinePartition);
+        assert_eq!(PartitionState::initial(None, &live), PartitionState::NewPartition);
+        assert!(!PartitionState::OnlinePartition.needs_election());
+        assert!(PartitionState::OfflinePartition.needs_election());
+    }
+}

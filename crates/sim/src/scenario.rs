@@ -1,0 +1,441 @@
+//! Scenarios: a JSON description of the cluster (brokers, topics, replication, session timeout,
+//! latencies), the consumer groups, the seed and a timed script of faults. Validation names the
+//! exact field that is wrong, so the CLI and the page can say so in one line.
+use crate::command::Command;
+use crate::ids::{BrokerId, NodeId, TopicPartition};
+use crate::network::Latency;
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt;
+use serde::{Deserialize, Serialize};
+
+/// The offsets topic.
+pub const OFFSETS_TOPIC: &str = "__consumer_offsets";
+
+/// A scenario file.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Short name.
+    pub name: String,
+    /// What it shows.
+    #[serde(default)]
+    pub description: String,
+    /// PRNG seed (latency jitter).
+    #[serde(default)]
+    pub seed: u64,
+    /// The cluster.
+    pub cluster: ClusterSpec,
+    /// Consumer clients.
+    #[serde(default)]
+    pub consumers: Vec<ConsumerSpec>,
+    /// Timed faults.
+    #[serde(default)]
+    pub script: Vec<ScriptEntry>,
+    /// Stop at this virtual time (default: 30 s after the last scripted fault).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_ms: Option<u64>,
+    /// Story captions shown by the playground at matching steps.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub captions: Vec<Caption>,
+}
+
+/// A caption: shown at the first step whose node matches and whose line contains `contains`.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Caption {
+    /// Node of the event (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<NodeId>,
+    /// Text the event's line contains.
+    pub contains: String,
+    /// The caption.
+    pub text: String,
+}
+
+/// Cluster description.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterSpec {
+    /// Broker ids.
+    pub brokers: Vec<BrokerId>,
+    /// `zookeeper.session.timeout.ms`.
+    #[serde(default = "d_session")]
+    pub session_timeout_ms: u64,
+    /// Link latencies.
+    #[serde(default)]
+    pub latency: Latency,
+    /// Topics (the offsets topic is added when missing).
+    #[serde(default)]
+    pub topics: Vec<TopicSpec>,
+    /// `offsets.topic.num.partitions`.
+    #[serde(default = "d_offsets")]
+    pub offsets_topic_partitions: u32,
+    /// `unclean.leader.election.enable`.
+    #[serde(default)]
+    pub unclean_leader_election: bool,
+    /// The controller at time 0 (default: the first broker).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub controller: Option<BrokerId>,
+    /// `/controller_epoch` at time 0.
+    #[serde(default = "d_epoch")]
+    pub controller_epoch: i32,
+    /// `replica.lag.time.max.ms`.
+    #[serde(default = "d_lag")]
+    pub replica_lag_time_max_ms: u64,
+}
+
+fn d_session() -> u64 {
+    6000
+}
+fn d_offsets() -> u32 {
+    50
+}
+fn d_epoch() -> i32 {
+    1
+}
+fn d_lag() -> u64 {
+    10_000
+}
+fn d_rf() -> u32 {
+    3
+}
+
+/// A topic.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopicSpec {
+    /// Name.
+    pub name: String,
+    /// Partition count.
+    pub partitions: u32,
+    /// Replication factor.
+    #[serde(default = "d_rf")]
+    pub replication_factor: u32,
+    /// Index of the broker that gets the first replica of partition 0 (`AdminUtils` start index).
+    #[serde(default)]
+    pub start_index: u32,
+    /// Leader epoch of every partition at time 0 (a cluster with history).
+    #[serde(default)]
+    pub leader_epoch: i32,
+    /// State znode version of every partition at time 0.
+    #[serde(default)]
+    pub zk_version: i32,
+}
+
+/// A consumer client of one group.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConsumerSpec {
+    /// Client id (node `c<id>`).
+    #[serde(default = "d_client")]
+    pub id: u32,
+    /// `group.id`.
+    pub group: String,
+}
+
+fn d_client() -> u32 {
+    1
+}
+
+/// One scripted fault.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptEntry {
+    /// Virtual time, ms.
+    pub at_ms: u64,
+    /// The fault.
+    #[serde(rename = "do")]
+    pub command: Command,
+}
+
+/// Why a scenario was refused.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ScenarioError(pub String);
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn err<T>(msg: String) -> Result<T, ScenarioError> {
+    Err(ScenarioError(msg))
+}
+
+/// The cluster's static configuration, derived from a validated scenario.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Config {
+    /// Broker ids, sorted.
+    pub brokers: Vec<BrokerId>,
+    /// Session timeout.
+    pub session_timeout_ms: u64,
+    /// Latencies.
+    pub latency: Latency,
+    /// Assignment: partition → replicas.
+    pub assignment: BTreeMap<TopicPartition, Vec<BrokerId>>,
+    /// Topic names, sorted.
+    pub topics: Vec<String>,
+    /// Initial leader epoch and znode version per partition.
+    pub initial: BTreeMap<TopicPartition, (i32, i32)>,
+    /// `offsets.topic.num.partitions`.
+    pub offsets_partitions: u32,
+    /// Unclean election.
+    pub unclean: bool,
+    /// Controller at time 0.
+    pub controller: BrokerId,
+    /// Controller epoch at time 0.
+    pub controller_epoch: i32,
+    /// `replica.lag.time.max.ms`.
+    pub replica_lag_ms: u64,
+    /// Consumers.
+    pub consumers: Vec<ConsumerSpec>,
+    /// End time.
+    pub end_ms: u64,
+}
+
+impl Config {
+    /// The ZooKeeper read timeout: 2/3 of the session timeout (`ClientCnxn`).
+    pub fn read_timeout_ms(&self) -> u64 {
+        self.session_timeout_ms * 2 / 3
+    }
+
+    /// All partitions of a topic.
+    pub fn partitions_of<'a>(&'a self, topic: &'a str) -> impl Iterator<Item = &'a TopicPartition> + 'a {
+        self.assignment.keys().filter(move |tp| tp.topic == topic)
+    }
+
+    /// All nodes.
+    pub fn nodes(&self) -> Vec<NodeId> {
+        let mut v = alloc::vec![NodeId::Zk];
+        v.extend(self.brokers.iter().map(|b| NodeId::Broker(*b)));
+        v.extend(self.consumers.iter().map(|c| NodeId::Client(c.id)));
+        v
+    }
+}
+
+impl Scenario {
+    /// Parses and validates JSON.
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        if text.len() > 1_000_000 {
+            return err(format!("scenario is {} bytes; the limit is 1000000", text.len()));
+        }
+        let s: Scenario =
+            serde_json::from_str(text).map_err(|e| ScenarioError(format!("invalid scenario JSON: {e}")))?;
+        s.config()?;
+        Ok(s)
+    }
+
+    /// Pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Validates and derives the static configuration.
+    pub fn config(&self) -> Result<Config, ScenarioError> {
+        let c = &self.cluster;
+        if c.brokers.is_empty() {
+            return err("cluster.brokers is empty: a cluster needs at least one broker".into());
+        }
+        if c.brokers.len() > 9 {
+            return err(format!("cluster.brokers has {} brokers; the playground supports 1 to 9", c.brokers.len()));
+        }
+        let mut brokers = c.brokers.clone();
+        brokers.sort_unstable();
+        for w in brokers.windows(2) {
+            if w[0] == w[1] {
+                return err(format!("cluster.brokers lists broker {} twice", w[0]));
+            }
+        }
+        if let Some(b) = brokers.iter().find(|b| **b < 0 || **b > 999) {
+            return err(format!("cluster.brokers: broker id {b} is out of range 0..=999"));
+        }
+        if c.session_timeout_ms < 100 || c.session_timeout_ms > 600_000 {
+            return err(format!(
+                "cluster.session_timeout_ms = {} is out of range 100..=600000",
+                c.session_timeout_ms
+            ));
+        }
+        if c.offsets_topic_partitions == 0 || c.offsets_topic_partitions > 200 {
+            return err(format!(
+                "cluster.offsets_topic_partitions = {} is out of range 1..=200",
+                c.offsets_topic_partitions
+            ));
+        }
+        let controller = c.controller.unwrap_or(brokers[0]);
+        if !brokers.contains(&controller) {
+            return err(format!("cluster.controller = {controller} is not one of the brokers"));
+        }
+        if c.controller_epoch < 1 {
+            return err("cluster.controller_epoch must be at least 1".into());
+        }
+        let mut topics = c.topics.clone();
+        if !topics.iter().any(|t| t.name == OFFSETS_TOPIC) {
+            topics.push(TopicSpec {
+                name: OFFSETS_TOPIC.into(),
+                partitions: c.offsets_topic_partitions,
+                replication_factor: (brokers.len() as u32).min(3),
+                start_index: 0,
+                leader_epoch: 0,
+                zk_version: 0,
+            });
+        }
+        let mut assignment = BTreeMap::new();
+        let mut initial = BTreeMap::new();
+        let mut names = BTreeSet::new();
+        let mut total = 0u32;
+        for (i, t) in topics.iter().enumerate() {
+            if t.name.is_empty() || t.name.len() > 249 || !t.name.chars().all(|ch| ch.is_ascii_alphanumeric() || "._-".contains(ch)) {
+                return err(format!("cluster.topics[{i}].name '{}' is not a legal topic name", t.name));
+            }
+            if !names.insert(t.name.clone()) {
+                return err(format!("cluster.topics lists topic '{}' twice", t.name));
+            }
+            if t.partitions == 0 {
+                return err(format!("cluster.topics[{i}] ('{}') has 0 partitions", t.name));
+            }
+            if t.name == OFFSETS_TOPIC && t.partitions != c.offsets_topic_partitions {
+                return err(format!(
+                    "cluster.topics[{i}]: {OFFSETS_TOPIC} has {} partitions but offsets_topic_partitions is {}",
+                    t.partitions, c.offsets_topic_partitions
+                ));
+            }
+            if t.replication_factor == 0 || t.replication_factor as usize > brokers.len() {
+                return err(format!(
+                    "cluster.topics[{i}] ('{}'): replication_factor {} must be between 1 and the {} brokers",
+                    t.name,
+                    t.replication_factor,
+                    brokers.len()
+                ));
+            }
+            total += t.partitions;
+            if total > 500 {
+                return err("the cluster has more than 500 partitions; the limit is 500".into());
+            }
+            let n = brokers.len();
+            for p in 0..t.partitions {
+                // Round-robin as AdminUtils.assignReplicasToBrokers without racks and without the
+                // random shift: replica r of partition p goes to broker (start + p + r) mod n.
+                let replicas: Vec<BrokerId> = (0..t.replication_factor as usize)
+                    .map(|r| brokers[(t.start_index as usize + p as usize + r) % n])
+                    .collect();
+                let tp = TopicPartition::new(&t.name, p);
+                initial.insert(tp.clone(), (t.leader_epoch.max(0), t.zk_version.max(0)));
+                assignment.insert(tp, replicas);
+            }
+        }
+        let mut ids = BTreeSet::new();
+        for (i, cs) in self.consumers.iter().enumerate() {
+            if cs.group.is_empty() {
+                return err(format!("consumers[{i}].group is empty"));
+            }
+            if cs.group.chars().count() > 255 {
+                return err(format!("consumers[{i}].group is longer than 255 characters"));
+            }
+            if !ids.insert(cs.id) {
+                return err(format!("consumers lists client id {} twice", cs.id));
+            }
+        }
+        let mut last = 0;
+        for (i, e) in self.script.iter().enumerate() {
+            for n in e.command.nodes() {
+                let known = match n {
+                    NodeId::Zk => true,
+                    NodeId::Broker(b) => brokers.contains(&b),
+                    NodeId::Client(c) => ids.contains(&c),
+                };
+                if !known {
+                    return err(format!(
+                        "script[{i}] ({}): unknown node {n}; nodes are {}",
+                        e.command.describe(),
+                        node_list(&brokers, &ids)
+                    ));
+                }
+            }
+            validate_command(&e.command).map_err(|m| ScenarioError(format!("script[{i}]: {m}")))?;
+            last = last.max(e.at_ms);
+        }
+        let end_ms = self.end_ms.unwrap_or(last + 30_000);
+        if end_ms < last {
+            return err(format!("end_ms = {end_ms} is before the last scripted fault at {last} ms"));
+        }
+        Ok(Config {
+            brokers,
+            session_timeout_ms: c.session_timeout_ms,
+            latency: c.latency,
+            topics: names.into_iter().collect(),
+            assignment,
+            initial,
+            offsets_partitions: c.offsets_topic_partitions,
+            unclean: c.unclean_leader_election,
+            controller,
+            controller_epoch: c.controller_epoch,
+            replica_lag_ms: c.replica_lag_time_max_ms,
+            consumers: self.consumers.clone(),
+            end_ms,
+        })
+    }
+}
+
+fn node_list(brokers: &[BrokerId], clients: &BTreeSet<u32>) -> String {
+    let mut v: Vec<String> = alloc::vec![String::from("zk")];
+    v.extend(brokers.iter().map(|b| format!("b{b}")));
+    v.extend(clients.iter().map(|c| format!("c{c}")));
+    v.join(", ")
+}
+
+/// Checks that a command makes sense on its own (links exist, crash targets are brokers).
+pub fn validate_command(cmd: &Command) -> Result<(), String> {
+    let link_ok = |a: &NodeId, b: &NodeId| -> Result<(), String> {
+        match (a, b) {
+            _ if a == b => Err(format!("{a} has no link to itself")),
+            (NodeId::Client(_), NodeId::Zk) | (NodeId::Zk, NodeId::Client(_)) => {
+                Err(format!("there is no link between {a} and {b}: clients only talk to brokers"))
+            }
+            (NodeId::Client(_), NodeId::Client(_)) => {
+                Err(format!("there is no link between {a} and {b}: clients only talk to brokers"))
+            }
+            _ => Ok(()),
+        }
+    };
+    match cmd {
+        Command::Cut { a, b, .. } | Command::Heal { a, b, .. } => link_ok(a, b),
+        Command::SetLatency { a, b, ms } => {
+            link_ok(a, b)?;
+            if *ms > 600_000 {
+                return Err(format!("latency {ms} ms is above the 600000 ms limit"));
+            }
+            Ok(())
+        }
+        Command::Crash { node } | Command::Restart { node } => match node {
+            NodeId::Broker(_) => Ok(()),
+            other => Err(format!("only brokers can crash or restart, not {other}")),
+        },
+        Command::RestartConsumer { node } => match node {
+            NodeId::Client(_) => Ok(()),
+            other => Err(format!("restart_consumer needs a client, not {other}")),
+        },
+        Command::Isolate { .. } | Command::Rejoin { .. } => Ok(()),
+    }
+}
+
+/// The built-in scenarios, by name.
+pub fn builtins() -> Vec<(&'static str, &'static str)> {
+    alloc::vec![
+        ("seed-incident", include_str!("../scenarios/seed-incident.json")),
+        ("seed-incident-recovery", include_str!("../scenarios/seed-incident-recovery.json")),
+        ("clean-failover", include_str!("../scenarios/clean-failover.json")),
+    ]
+}
+
+/// A built-in scenario by name.
+pub fn builtin(name: &str) -> Option<Scenario> {
+    builtins().into_iter().find(|(n, _)| *n == name).and_then(|(_, j)| Scenario::from_json(j).ok())
+}
+
+/// Names of the built-ins.
+pub fn builtin_names() -> Vec<String> {
+    builtins().into_iter().map(|(n, _)| n.to_string()).collect()
+}

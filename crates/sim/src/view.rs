@@ -1,0 +1,481 @@
+//! Plain data for a UI or a JSON dump: nodes, links with messages in flight, the ZooKeeper tree,
+//! each controller's cache beside ZooKeeper, partitions, consumers and alerts. Building a view
+//! never changes the world.
+use crate::alerts::Alert;
+use crate::consumer::{java_string_hash, kafka_abs};
+use crate::controller::leader_isr_json;
+use crate::ids::{BrokerId, NodeId, TopicPartition};
+use crate::world::{Item, World};
+use crate::zookeeper::{LeaderIsr, ZData};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+
+/// A node in the picture.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct NodeView {
+    /// Id.
+    pub id: NodeId,
+    /// `zk`, `broker` or `client`.
+    pub kind: String,
+    /// Label.
+    pub label: String,
+    /// Process running.
+    pub alive: bool,
+    /// ZooKeeper session state (brokers).
+    pub session: String,
+    /// Session id, hex.
+    pub session_id: Option<String>,
+    /// Holds `/controller` in ZooKeeper.
+    pub zk_controller: bool,
+    /// Believes it is controller (`isActive`).
+    pub acting_controller: bool,
+    /// `ReplicaManager.controllerEpoch`.
+    pub controller_epoch: i32,
+    /// Partitions it leads locally (`topic-p`).
+    pub leads: Vec<String>,
+    /// The controller event being processed and the queue behind it.
+    pub controller_queue: Vec<String>,
+    /// What the controller thread is blocked on.
+    pub controller_waiting: Option<String>,
+}
+
+/// A link.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct LinkView {
+    /// End a.
+    pub a: NodeId,
+    /// End b.
+    pub b: NodeId,
+    /// a → b passes.
+    pub a_to_b: bool,
+    /// b → a passes.
+    pub b_to_a: bool,
+    /// Latency ms.
+    pub latency_ms: u64,
+}
+
+/// A message in flight, delivered or dropped in the last step.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct MessageView {
+    /// Id.
+    pub id: u64,
+    /// From.
+    pub from: NodeId,
+    /// To.
+    pub to: NodeId,
+    /// `zk`, `watch`, `control` or `client`.
+    pub category: String,
+    /// Label.
+    pub label: String,
+    /// Sent at.
+    pub sent_ms: u64,
+    /// Arrives at.
+    pub deliver_ms: u64,
+    /// `in_flight`, `delivered` (this step) or `dropped` (this step).
+    pub state: String,
+}
+
+/// A znode.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct ZnodeView {
+    /// Path.
+    pub path: String,
+    /// Data as Kafka writes it.
+    pub data: String,
+    /// Data version.
+    pub version: i32,
+    /// Ephemeral owner: session id and the broker holding it.
+    pub ephemeral_owner: Option<String>,
+}
+
+/// One partition's leadership.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct LeaderView {
+    /// Leader.
+    pub leader: BrokerId,
+    /// Leader epoch.
+    pub leader_epoch: i32,
+    /// ISR.
+    pub isr: Vec<BrokerId>,
+    /// Controller epoch.
+    pub controller_epoch: i32,
+    /// Znode version.
+    pub zk_version: i32,
+}
+
+impl LeaderView {
+    fn of(s: &LeaderIsr, v: i32) -> Self {
+        LeaderView { leader: s.leader, leader_epoch: s.leader_epoch, isr: s.isr.clone(), controller_epoch: s.controller_epoch, zk_version: v }
+    }
+}
+
+/// A cached partition next to ZooKeeper.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct CacheRow {
+    /// Partition.
+    pub tp: TopicPartition,
+    /// Controller's cache.
+    pub cache: Option<LeaderView>,
+    /// ZooKeeper.
+    pub zk: Option<LeaderView>,
+    /// Leader, ISR or leader epoch differ.
+    pub differs: bool,
+}
+
+/// A broker's controller context.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct ControllerView {
+    /// Broker.
+    pub broker: BrokerId,
+    /// `isActive`.
+    pub active: bool,
+    /// `activeControllerId`.
+    pub active_controller_id: BrokerId,
+    /// Context epoch.
+    pub epoch: i32,
+    /// Live brokers in the context.
+    pub live_brokers: Vec<BrokerId>,
+    /// Rows (only when the context is loaded).
+    pub rows: Vec<CacheRow>,
+    /// Number of differing rows.
+    pub differing: usize,
+}
+
+/// A partition row.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct PartitionView {
+    /// Topic.
+    pub topic: String,
+    /// Partition.
+    pub partition: u32,
+    /// Replicas.
+    pub replicas: Vec<BrokerId>,
+    /// Leader (ZooKeeper).
+    pub leader: BrokerId,
+    /// ISR.
+    pub isr: Vec<BrokerId>,
+    /// Leader epoch.
+    pub leader_epoch: i32,
+    /// Controller epoch of the decision.
+    pub controller_epoch: i32,
+    /// Znode version.
+    pub zk_version: i32,
+}
+
+/// A consumer.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct ConsumerView {
+    /// Client id.
+    pub id: u32,
+    /// Group.
+    pub group: String,
+    /// Java hashCode.
+    pub hash_code: i32,
+    /// Utils.abs of it.
+    pub abs_hash: i32,
+    /// `offsets.topic.num.partitions`.
+    pub partitions: u32,
+    /// Coordinator partition.
+    pub coordinator_partition: u32,
+    /// Status.
+    pub status: String,
+    /// Coordinator broker.
+    pub coordinator: Option<BrokerId>,
+    /// Attempts since it lost its coordinator.
+    pub attempts: u32,
+}
+
+/// The full state for a UI.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct View {
+    /// Scenario name.
+    pub scenario: String,
+    /// Seed.
+    pub seed: u64,
+    /// Step.
+    pub step: u64,
+    /// Time.
+    pub time_ms: u64,
+    /// Nodes.
+    pub nodes: Vec<NodeView>,
+    /// Links.
+    pub links: Vec<LinkView>,
+    /// Messages.
+    pub messages: Vec<MessageView>,
+    /// ZooKeeper tree.
+    pub zk_tree: Vec<ZnodeView>,
+    /// Controllers (every broker's controller component).
+    pub controllers: Vec<ControllerView>,
+    /// Partitions.
+    pub partitions: Vec<PartitionView>,
+    /// Consumers.
+    pub consumers: Vec<ConsumerView>,
+    /// Alerts.
+    pub alerts: Vec<Alert>,
+    /// Broker in `/controller`.
+    pub zk_controller: Option<BrokerId>,
+    /// Brokers with `isActive`.
+    pub acting_controllers: Vec<BrokerId>,
+    /// The run is over.
+    pub finished: bool,
+}
+
+/// The end-of-run summary (`{"final": ...}` of `splitbrain run --json`).
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Summary {
+    /// Scenario.
+    pub scenario: String,
+    /// Seed.
+    pub seed: u64,
+    /// Steps.
+    pub steps: u64,
+    /// Virtual time.
+    pub time_ms: u64,
+    /// Partitions.
+    pub partitions: Vec<PartitionView>,
+    /// `/controller` holder.
+    pub zk_controller: Option<BrokerId>,
+    /// Acting controllers.
+    pub acting_controllers: Vec<BrokerId>,
+    /// Consumers.
+    pub consumers: Vec<ConsumerView>,
+    /// Alerts.
+    pub alerts: Vec<Alert>,
+}
+
+impl World {
+    /// `/controller`'s broker.
+    pub fn zk_controller(&self) -> Option<BrokerId> {
+        match self.zk().get("/controller").map(|n| &n.data) {
+            Some(ZData::Controller { broker_id, .. }) => Some(*broker_id),
+            _ => None,
+        }
+    }
+
+    /// Live brokers with `isActive`.
+    pub fn acting_controllers(&self) -> Vec<BrokerId> {
+        self.brokers().filter(|b| b.alive && b.is_active()).map(|b| b.id).collect()
+    }
+
+    /// The partition table as ZooKeeper holds it.
+    pub fn partition_views(&self) -> Vec<PartitionView> {
+        self.config()
+            .assignment
+            .iter()
+            .map(|(tp, replicas)| {
+                let (s, v) = match self.zk().get(&tp.state_path()) {
+                    Some(n) => match &n.data {
+                        ZData::PartitionState { state } => (Some(state.clone()), n.stat.version),
+                        _ => (None, n.stat.version),
+                    },
+                    None => (None, -1),
+                };
+                let s = s.unwrap_or(LeaderIsr { leader: -1, leader_epoch: -1, isr: Vec::new(), controller_epoch: -1 });
+                PartitionView {
+                    topic: tp.topic.clone(),
+                    partition: tp.partition,
+                    replicas: replicas.clone(),
+                    leader: s.leader,
+                    isr: s.isr,
+                    leader_epoch: s.leader_epoch,
+                    controller_epoch: s.controller_epoch,
+                    zk_version: v,
+                }
+            })
+            .collect()
+    }
+
+    /// Consumers.
+    pub fn consumer_views(&self) -> Vec<ConsumerView> {
+        self.consumers()
+            .map(|c| {
+                let h = java_string_hash(&c.group);
+                ConsumerView {
+                    id: c.id,
+                    group: c.group.clone(),
+                    hash_code: h,
+                    abs_hash: kafka_abs(h),
+                    partitions: self.config().offsets_partitions,
+                    coordinator_partition: c.partition,
+                    status: c.status.name().into(),
+                    coordinator: c.coordinator,
+                    attempts: c.attempts,
+                }
+            })
+            .collect()
+    }
+
+    /// The summary.
+    pub fn summary(&self) -> Summary {
+        Summary {
+            scenario: self.name().into(),
+            seed: self.seed(),
+            steps: self.step_count(),
+            time_ms: self.now(),
+            partitions: self.partition_views(),
+            zk_controller: self.zk_controller(),
+            acting_controllers: self.acting_controllers(),
+            consumers: self.consumer_views(),
+            alerts: self.alerts().to_vec(),
+        }
+    }
+
+    /// Everything a UI draws.
+    pub fn view(&self) -> View {
+        let zkc = self.zk_controller();
+        let mut nodes = Vec::new();
+        nodes.push(NodeView {
+            id: NodeId::Zk,
+            kind: "zk".into(),
+            label: "ZooKeeper".into(),
+            alive: true,
+            session: String::new(),
+            session_id: None,
+            zk_controller: false,
+            acting_controller: false,
+            controller_epoch: match self.zk().get("/controller_epoch").map(|n| &n.data) {
+                Some(ZData::ControllerEpoch { epoch }) => *epoch,
+                _ => 0,
+            },
+            leads: Vec::new(),
+            controller_queue: Vec::new(),
+            controller_waiting: None,
+        });
+        for b in self.brokers() {
+            let mut q: Vec<String> = Vec::new();
+            if let Some(j) = &b.controller.job {
+                q.push(format!("▶ {}", j.event.name()));
+            }
+            q.extend(b.controller.queue.iter().map(|e| e.name()));
+            nodes.push(NodeView {
+                id: NodeId::Broker(b.id),
+                kind: "broker".into(),
+                label: format!("broker {}", b.id),
+                alive: b.alive,
+                session: b.session_label(),
+                session_id: b.zk.session.map(|s| format!("0x{s:x}")),
+                zk_controller: zkc == Some(b.id),
+                acting_controller: b.alive && b.is_active(),
+                controller_epoch: b.controller_epoch,
+                leads: if b.alive { b.partitions.iter().filter(|(_, p)| p.is_leader).map(|(tp, _)| format!("{tp}")).collect() } else { Vec::new() },
+                controller_queue: q,
+                controller_waiting: b.controller.job.as_ref().and_then(|j| j.waiting_on()),
+            });
+        }
+        for c in self.consumers() {
+            nodes.push(NodeView {
+                id: NodeId::Client(c.id),
+                kind: "client".into(),
+                label: format!("consumer {}", c.group),
+                alive: true,
+                session: c.status.name().into(),
+                session_id: None,
+                zk_controller: false,
+                acting_controller: false,
+                controller_epoch: 0,
+                leads: Vec::new(),
+                controller_queue: Vec::new(),
+                controller_waiting: None,
+            });
+        }
+        let links = self
+            .network()
+            .links()
+            .map(|l| LinkView { a: l.a, b: l.b, a_to_b: l.a_to_b.up, b_to_a: l.b_to_a.up, latency_ms: l.latency_ms })
+            .collect();
+        let mut messages: Vec<MessageView> = Vec::new();
+        let mv = |m: &crate::message::Message, state: &str| MessageView {
+            id: m.id,
+            from: m.from,
+            to: m.to,
+            category: m.payload.category().into(),
+            label: m.payload.label(),
+            sent_ms: m.sent_ms,
+            deliver_ms: m.deliver_ms,
+            state: state.into(),
+        };
+        if let Some(m) = &self.last_delivered {
+            messages.push(mv(m, "delivered"));
+        }
+        for m in &self.last_dropped {
+            messages.push(mv(m, "dropped"));
+        }
+        for (_, item) in self.queued() {
+            if let Item::Deliver(m) = item {
+                if m.from != m.to {
+                    messages.push(mv(m, "in_flight"));
+                }
+            }
+        }
+        let zk_tree = self
+            .zk()
+            .nodes()
+            .filter(|(p, _)| p.as_str() != "/")
+            .map(|(p, n)| ZnodeView {
+                path: p.clone(),
+                data: n.data.to_json(),
+                version: n.stat.version,
+                ephemeral_owner: n.stat.ephemeral_owner.map(|s| {
+                    let owner = self.zk().session(s).map(|x| format!(" ({})", x.owner)).unwrap_or_default();
+                    format!("0x{s:x}{owner}")
+                }),
+            })
+            .collect();
+        let mut controllers = Vec::new();
+        for b in self.brokers() {
+            let ctx = &b.controller.ctx;
+            let mut rows = Vec::new();
+            if ctx.loaded {
+                for (tp, c) in &ctx.leadership {
+                    let zk = match self.zk().get(&tp.state_path()) {
+                        Some(n) => match &n.data {
+                            ZData::PartitionState { state } => Some(LeaderView::of(state, n.stat.version)),
+                            _ => None,
+                        },
+                        None => None,
+                    };
+                    let cache = LeaderView::of(&c.state, c.zk_version);
+                    let in_flight = b.controller.job.as_ref().and_then(|j| j.writing()) == Some(tp);
+                    let differs = !in_flight
+                        && zk.as_ref().map(|z| z.leader != cache.leader || z.isr != cache.isr || z.leader_epoch != cache.leader_epoch).unwrap_or(true);
+                    rows.push(CacheRow { tp: tp.clone(), cache: Some(cache), zk, differs });
+                }
+            }
+            let differing = rows.iter().filter(|r| r.differs).count();
+            controllers.push(ControllerView {
+                broker: b.id,
+                active: b.alive && b.is_active(),
+                active_controller_id: b.controller.active_id,
+                epoch: ctx.epoch,
+                live_brokers: ctx.live_brokers.iter().copied().collect(),
+                rows,
+                differing,
+            });
+        }
+        View {
+            scenario: self.name().into(),
+            seed: self.seed(),
+            step: self.step_count(),
+            time_ms: self.now(),
+            nodes,
+            links,
+            messages,
+            zk_tree,
+            controllers,
+            partitions: self.partition_views(),
+            consumers: self.consumer_views(),
+            alerts: self.alerts().to_vec(),
+            zk_controller: zkc,
+            acting_controllers: self.acting_controllers(),
+            finished: self.finished(),
+        }
+    }
+}
+
+/// One line for a summary table.
+pub fn describe_partition(p: &PartitionView) -> String {
+    let s = LeaderIsr { leader: p.leader, leader_epoch: p.leader_epoch, isr: p.isr.clone(), controller_epoch: p.controller_epoch };
+    format!("{}-{} {} (zkVersion {})", p.topic, p.partition, leader_isr_json(&s), p.zk_version)
+}

@@ -1,0 +1,933 @@
+//! The deterministic world (TigerBeetle-simulator style): a virtual clock, one event queue, a seeded
+//! PRNG, the network, ZooKeeper, the brokers and the consumers. [`World::step`] processes exactly
+//! one queued item and returns its [`Event`]; [`World::apply`] injects a [`Command`] now. The fault
+//! injector (scripted faults) sits beside the code under test, in the same queue.
+use crate::alerts::{self, Alert};
+use crate::broker::{Broker, LocalPartition};
+use crate::command::{Command, Direction};
+use crate::consumer::{Consumer, ConsumerStatus, HEARTBEAT_MS};
+use crate::controller::{Cached, ControllerContext};
+use crate::effects::{Effect, Outbox, Timer};
+use crate::event::{Event, EventKind};
+use crate::ids::{BrokerId, NodeId, TopicPartition};
+use crate::message::{ConnectResult, Message, PartitionStateInfo, Payload};
+use crate::network::Network;
+use crate::partition_state::PartitionState;
+use crate::replica_state::ReplicaState;
+use crate::rng::Rng;
+use crate::scenario::{validate_command, Config, Scenario, ScenarioError, OFFSETS_TOPIC};
+use crate::sched::Queue;
+use crate::zk_client::ConnState;
+use crate::zookeeper::{LeaderIsr, SessionId, WatchEvent, ZData, ZkOp, ZkResult, ZkServer};
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::format;
+use alloc::rc::Rc;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// A queued happening.
+#[derive(Clone, Debug)]
+pub enum Item {
+    /// A message arrives.
+    Deliver(Message),
+    /// A timer fires on a node (ignored if the node restarted since).
+    Timer {
+        /// Node.
+        node: NodeId,
+        /// Incarnation it was set in.
+        incarnation: u64,
+        /// The timer.
+        timer: Timer,
+    },
+    /// A scripted fault.
+    Script(Command),
+}
+
+/// The simulation.
+#[derive(Clone, Debug)]
+pub struct World {
+    pub(crate) cfg: Rc<Config>,
+    pub(crate) name: String,
+    pub(crate) seed: u64,
+    pub(crate) now: u64,
+    pub(crate) step: u64,
+    pub(crate) queue: Queue<Item>,
+    rng: Rng,
+    pub(crate) net: Rc<Network>,
+    pub(crate) zk: Rc<ZkServer>,
+    pub(crate) brokers: BTreeMap<BrokerId, Rc<Broker>>,
+    pub(crate) consumers: BTreeMap<u32, Rc<Consumer>>,
+    next_msg: u64,
+    held_watches: BTreeMap<SessionId, Vec<WatchEvent>>,
+    isr_check_pending: BTreeSet<BrokerId>,
+    pub(crate) alerts: Vec<Alert>,
+    /// Messages dropped in the last step (for drawing).
+    pub(crate) last_dropped: Vec<Message>,
+    /// The message delivered in the last step (for drawing).
+    pub(crate) last_delivered: Option<Message>,
+}
+
+/// Collects the lines of one step and picks the main one.
+struct StepLog {
+    node: NodeId,
+    kind: EventKind,
+    line: String,
+    lines: Vec<(EventKind, String)>,
+}
+
+fn priority(k: EventKind) -> u8 {
+    match k {
+        EventKind::ControllerElected | EventKind::ControllerResigned => 10,
+        EventKind::LeaderChange => 9,
+        EventKind::SessionExpired => 8,
+        EventKind::ZkSession => 7,
+        EventKind::IsrChange => 6,
+        EventKind::ControlRejected => 5,
+        EventKind::Consumer => 5,
+        EventKind::Fault => 5,
+        EventKind::Process => 4,
+        EventKind::ControlRequest => 3,
+        EventKind::Info => 2,
+        _ => 1,
+    }
+}
+
+impl StepLog {
+    fn new(node: NodeId, kind: EventKind, line: String) -> Self {
+        StepLog { node, kind, line, lines: Vec::new() }
+    }
+    fn finish(self, step: u64, time_ms: u64) -> Event {
+        let best = self.lines.iter().enumerate().filter(|(_, (k, _))| priority(*k) > priority(self.kind)).max_by_key(|(i, (k, _))| (priority(*k), usize::MAX - *i)).map(|(i, _)| i);
+        let mut details = Vec::new();
+        let (kind, line) = match best {
+            Some(i) => {
+                details.push(self.line);
+                let mut lines = self.lines;
+                let (k, l) = lines.remove(i);
+                details.extend(lines.into_iter().map(|(_, l)| l));
+                (k, l)
+            }
+            None => {
+                details.extend(self.lines.into_iter().map(|(_, l)| l));
+                (self.kind, self.line)
+            }
+        };
+        Event { step, time_ms, node: self.node, kind, line, details, alerts_raised: Vec::new(), alerts_cleared: Vec::new() }
+    }
+}
+
+impl World {
+    /// Builds the world at time 0 in the steady state the scenario describes.
+    pub fn new(scenario: &Scenario) -> Result<World, ScenarioError> {
+        Self::with_seed(scenario, scenario.seed)
+    }
+
+    /// Same, with another seed.
+    pub fn with_seed(scenario: &Scenario, seed: u64) -> Result<World, ScenarioError> {
+        let cfg = scenario.config()?;
+        let net = Network::new(&cfg.nodes(), &cfg.latency);
+        let mut zk = ZkServer::new();
+        let mut brokers = BTreeMap::new();
+        let epoch = cfg.controller_epoch;
+        zk.seed_node("/controller_epoch", ZData::ControllerEpoch { epoch }, None);
+        zk.seed_version("/controller_epoch", epoch - 1);
+        zk.seed_node("/isr_change_notification", ZData::Empty, None);
+        let mut sessions = BTreeMap::new();
+        for &b in &cfg.brokers {
+            let s = zk.open_session(NodeId::Broker(b), cfg.session_timeout_ms, 0);
+            sessions.insert(b, s);
+            zk.seed_node(&format!("/brokers/ids/{b}"), ZData::Broker { id: b }, Some(s));
+        }
+        zk.seed_node("/controller", ZData::Controller { broker_id: cfg.controller, timestamp: 0 }, Some(sessions[&cfg.controller]));
+        for t in &cfg.topics {
+            let partitions = cfg.partitions_of(t).map(|tp| (tp.partition, cfg.assignment[tp].clone())).collect();
+            zk.seed_node(&format!("/brokers/topics/{t}"), ZData::Assignment { partitions }, None);
+        }
+        let mut leadership = BTreeMap::new();
+        for (tp, replicas) in &cfg.assignment {
+            let (le, ver) = cfg.initial[tp];
+            let state = LeaderIsr { leader: replicas[0], leader_epoch: le, isr: replicas.clone(), controller_epoch: epoch };
+            zk.seed_node(&tp.state_path(), ZData::PartitionState { state: state.clone() }, None);
+            zk.seed_version(&tp.state_path(), ver);
+            leadership.insert(tp.clone(), Cached { state, zk_version: ver });
+        }
+        let live: BTreeSet<BrokerId> = cfg.brokers.iter().copied().collect();
+        let infos: BTreeMap<TopicPartition, PartitionStateInfo> = leadership
+            .iter()
+            .map(|(tp, c)| {
+                (
+                    tp.clone(),
+                    PartitionStateInfo {
+                        tp: tp.clone(),
+                        leader: c.state.leader,
+                        leader_epoch: c.state.leader_epoch,
+                        isr: c.state.isr.clone(),
+                        zk_version: c.zk_version,
+                        controller_epoch: epoch,
+                        replicas: cfg.assignment[tp].clone(),
+                    },
+                )
+            })
+            .collect();
+        for &b in &cfg.brokers {
+            let s = sessions[&b];
+            let mut br = Broker::new(b);
+            br.alive = true;
+            br.incarnation = 1;
+            br.zk.session = Some(s);
+            br.zk.state = ConnState::Connected;
+            br.registered = true;
+            br.set_started();
+            br.controller.active_id = cfg.controller;
+            br.controller_epoch = epoch;
+            let tmp_session = s;
+            let _ = zk.apply(tmp_session, &ZkOp::GetData { path: "/controller".into(), watch: true }, 0);
+            if b == cfg.controller {
+                let _ = zk.apply(s, &ZkOp::GetChildren { path: "/brokers/ids".into(), watch: true }, 0);
+                let _ = zk.apply(s, &ZkOp::GetChildren { path: "/isr_change_notification".into(), watch: true }, 0);
+                let _ = zk.apply(s, &ZkOp::GetChildren { path: "/brokers/topics".into(), watch: true }, 0);
+                let ver = zk.get("/controller_epoch").map(|n| n.stat.version).unwrap_or(0);
+                br.controller.ctx = ControllerContext {
+                    epoch,
+                    epoch_zk_version: ver,
+                    live_brokers: live.clone(),
+                    assignment: cfg.assignment.clone(),
+                    leadership: leadership.clone(),
+                    loaded: true,
+                };
+                br.controller.listeners = true;
+                for (tp, replicas) in &cfg.assignment {
+                    br.controller.partition_states.insert(tp.clone(), PartitionState::OnlinePartition);
+                    for r in replicas {
+                        br.controller.replica_states.insert((tp.clone(), *r), ReplicaState::OnlineReplica);
+                    }
+                }
+            }
+            for (tp, replicas) in cfg.assignment.iter().filter(|(_, r)| r.contains(&b)) {
+                let i = &infos[tp];
+                br.partitions.insert(
+                    tp.clone(),
+                    LocalPartition {
+                        leader: replicas[0],
+                        leader_epoch: i.leader_epoch,
+                        isr: i.isr.clone(),
+                        zk_version: i.zk_version,
+                        controller_epoch: epoch,
+                        replicas: replicas.clone(),
+                        is_leader: replicas[0] == b,
+                        isr_write_failed_at: None,
+                    },
+                );
+                if replicas[0] == b && tp.topic == OFFSETS_TOPIC {
+                    br.owned_offsets_partitions.insert(tp.partition);
+                }
+            }
+            br.metadata.alive = live.clone();
+            br.metadata.partitions = infos.clone();
+            brokers.insert(b, Rc::new(br));
+        }
+        let mut consumers = BTreeMap::new();
+        for c in &cfg.consumers {
+            let p = crate::consumer::coordinator_partition(&c.group, cfg.offsets_partitions);
+            let coordinator = cfg.assignment.get(&TopicPartition::new(OFFSETS_TOPIC, p)).map(|r| r[0]);
+            consumers.insert(c.id, Rc::new(Consumer::stable(c.id, &c.group, cfg.offsets_partitions, coordinator, cfg.brokers.clone())));
+        }
+        let mut queue = Queue::default();
+        let mut script: Vec<(usize, &crate::scenario::ScriptEntry)> = scenario.script.iter().enumerate().collect();
+        script.sort_by_key(|(i, e)| (e.at_ms, *i));
+        for (_, e) in script {
+            queue.push(e.at_ms, Item::Script(e.command.clone()));
+        }
+        let mut w = World {
+            cfg: Rc::new(cfg),
+            name: scenario.name.clone(),
+            seed,
+            now: 0,
+            step: 0,
+            queue,
+            rng: Rng::new(seed),
+            net: Rc::new(net),
+            zk: Rc::new(zk),
+            brokers,
+            consumers,
+            next_msg: 1,
+            held_watches: BTreeMap::new(),
+            isr_check_pending: BTreeSet::new(),
+            alerts: Vec::new(),
+            last_dropped: Vec::new(),
+            last_delivered: None,
+        };
+        w.alerts = w.compute_alerts();
+        Ok(w)
+    }
+
+    /// Virtual time, ms.
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    /// Steps taken.
+    pub fn step_count(&self) -> u64 {
+        self.step
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// The seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The scenario name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Active alerts.
+    pub fn alerts(&self) -> &[Alert] {
+        &self.alerts
+    }
+
+    /// ZooKeeper.
+    pub fn zk(&self) -> &ZkServer {
+        &self.zk
+    }
+
+    /// A broker.
+    pub fn broker(&self, id: BrokerId) -> Option<&Broker> {
+        self.brokers.get(&id).map(|b| &**b)
+    }
+
+    /// All brokers.
+    pub fn brokers(&self) -> impl Iterator<Item = &Broker> {
+        self.brokers.values().map(|b| &**b)
+    }
+
+    /// All consumers.
+    pub fn consumers(&self) -> impl Iterator<Item = &Consumer> {
+        self.consumers.values().map(|c| &**c)
+    }
+
+    /// The network.
+    pub fn network(&self) -> &Network {
+        &self.net
+    }
+
+    /// Queued items (messages in flight, timers, scripted faults).
+    pub fn queued(&self) -> impl Iterator<Item = (u64, &Item)> {
+        self.queue.iter()
+    }
+
+    /// True when nothing more will happen before the scenario's end.
+    pub fn finished(&self) -> bool {
+        self.queue.peek_time().map(|t| t > self.cfg.end_ms).unwrap_or(true)
+    }
+
+    /// Processes the next queued item, unless it lies past the scenario's end.
+    pub fn step(&mut self) -> Option<Event> {
+        self.step_until(self.cfg.end_ms)
+    }
+
+    /// Processes the next queued item if it is due at or before `until_ms`.
+    pub fn step_until(&mut self, until_ms: u64) -> Option<Event> {
+        let t = self.queue.peek_time()?;
+        if t > until_ms {
+            return None;
+        }
+        let (t, item) = self.queue.pop()?;
+        self.now = t.max(self.now);
+        self.last_dropped.clear();
+        self.last_delivered = None;
+        let log = match item {
+            Item::Script(cmd) => self.apply_inner(&cmd),
+            Item::Deliver(m) => self.deliver(m),
+            Item::Timer { node, incarnation, timer } => self.fire(node, incarnation, timer),
+        };
+        Some(self.finish_step(log))
+    }
+
+    /// Applies a command now, as its own step. Fails (changing nothing) if the command is impossible.
+    pub fn apply(&mut self, cmd: &Command) -> Result<Event, String> {
+        self.check_command(cmd)?;
+        self.last_dropped.clear();
+        self.last_delivered = None;
+        let log = self.apply_inner(cmd);
+        Ok(self.finish_step(log))
+    }
+
+    /// Whether a command can be applied to this cluster.
+    pub fn check_command(&self, cmd: &Command) -> Result<(), String> {
+        for n in cmd.nodes() {
+            let known = match n {
+                NodeId::Zk => true,
+                NodeId::Broker(b) => self.brokers.contains_key(&b),
+                NodeId::Client(c) => self.consumers.contains_key(&c),
+            };
+            if !known {
+                return Err(format!("unknown node {n} in '{}'", cmd.describe()));
+            }
+        }
+        validate_command(cmd)
+    }
+
+    fn finish_step(&mut self, log: StepLog) -> Event {
+        self.post_step();
+        self.step += 1;
+        let mut ev = log.finish(self.step, self.now);
+        let new_alerts = self.compute_alerts();
+        for a in &new_alerts {
+            if !self.alerts.iter().any(|o| o.key == a.key) {
+                ev.alerts_raised.push(a.message.clone());
+            }
+        }
+        for o in &self.alerts {
+            if !new_alerts.iter().any(|a| a.key == o.key) {
+                ev.alerts_cleared.push(o.message.clone());
+            }
+        }
+        self.alerts = new_alerts;
+        ev
+    }
+
+    fn compute_alerts(&self) -> Vec<Alert> {
+        alerts::check(&self.zk, self.brokers.values(), self.consumers.values())
+    }
+
+    fn broker_mut(&mut self, id: BrokerId) -> &mut Broker {
+        Rc::make_mut(self.brokers.get_mut(&id).expect("known broker"))
+    }
+
+    fn incarnation(&self, n: NodeId) -> u64 {
+        match n {
+            NodeId::Broker(b) => self.brokers.get(&b).map(|b| b.incarnation).unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    fn schedule_timer(&mut self, node: NodeId, after_ms: u64, timer: Timer) {
+        let incarnation = self.incarnation(node);
+        self.queue.push(self.now + after_ms, Item::Timer { node, incarnation, timer });
+    }
+
+    fn send(&mut self, from: NodeId, to: NodeId, payload: Payload, log: &mut StepLog) {
+        let (latency, link_gen) = if from == to {
+            (0, 0)
+        } else {
+            match (self.net.link(from, to), self.net.dir(from, to)) {
+                (Some(l), Some(d)) => (l.latency_ms + self.rng.up_to(self.cfg.latency.jitter_ms), d.gen),
+                _ => return,
+            }
+        };
+        let id = self.next_msg;
+        self.next_msg += 1;
+        let m = Message {
+            id,
+            from,
+            to,
+            sent_ms: self.now,
+            deliver_ms: self.now + latency,
+            link_gen,
+            incarnation: self.incarnation(to),
+            payload,
+        };
+        if matches!(m.payload.category(), "control" | "watch") || matches!(m.payload, Payload::ZkRequest { ref op, .. } if op.is_write()) {
+            log.lines.push((EventKind::Info, format!("{from} → {to}: {}", m.payload.label())));
+        }
+        self.queue.push(m.deliver_ms, Item::Deliver(m));
+    }
+
+    fn route(&mut self, node: NodeId, out: Outbox, log: &mut StepLog) {
+        for e in out.effects {
+            match e {
+                Effect::Send { to, payload } => self.send(node, to, payload, log),
+                Effect::Timer { after_ms, timer } => self.schedule_timer(node, after_ms, timer),
+                Effect::Log { kind, line } => log.lines.push((kind, line)),
+            }
+        }
+    }
+
+    fn with_broker(&mut self, id: BrokerId, log: &mut StepLog, f: impl FnOnce(&mut Broker, &Config, &mut Outbox)) {
+        let cfg = self.cfg.clone();
+        let mut out = Outbox::default();
+        {
+            let b = self.broker_mut(id);
+            f(b, &cfg, &mut out);
+            b.controller_run(&cfg, &mut out);
+        }
+        self.route(NodeId::Broker(id), out, log);
+    }
+
+    fn with_consumer(&mut self, id: u32, log: &mut StepLog, f: impl FnOnce(&mut Consumer, &mut Outbox)) {
+        let mut out = Outbox::default();
+        if let Some(c) = self.consumers.get_mut(&id) {
+            f(Rc::make_mut(c), &mut out);
+        }
+        self.route(NodeId::Client(id), out, log);
+    }
+
+    // ---- faults -------------------------------------------------------------------------------
+
+    fn zk_views(&self) -> BTreeMap<BrokerId, (bool, bool)> {
+        self.brokers.keys().map(|b| {
+            let n = NodeId::Broker(*b);
+            (*b, (self.net.is_up(n, NodeId::Zk), self.net.both_up(n, NodeId::Zk)))
+        }).collect()
+    }
+
+    fn apply_inner(&mut self, cmd: &Command) -> StepLog {
+        let mut log = StepLog::new(NodeId::Zk, EventKind::Fault, format!("FAULT: {}", cmd.describe()));
+        if let Some(n) = cmd.nodes().first() {
+            log.node = *n;
+        }
+        if let Err(e) = self.check_command(cmd) {
+            log.line = format!("FAULT ignored: {e}");
+            return log;
+        }
+        let before_zk = self.zk_views();
+        let before_links: BTreeMap<(NodeId, NodeId), bool> = self.dir_states();
+        let net = Rc::make_mut(&mut self.net);
+        let mut link_changed = false;
+        match cmd {
+            Command::Cut { a, b, dir } => link_changed = net.cut(*a, *b, *dir).unwrap_or(false),
+            Command::Heal { a, b, dir } => link_changed = net.heal(*a, *b, *dir).unwrap_or(false),
+            Command::Isolate { node } => {
+                for p in net.peers(*node) {
+                    link_changed |= net.cut(*node, p, Direction::Both).unwrap_or(false);
+                }
+            }
+            Command::Rejoin { node } => {
+                for p in net.peers(*node) {
+                    link_changed |= net.heal(*node, p, Direction::Both).unwrap_or(false);
+                }
+            }
+            Command::SetLatency { a, b, ms } => {
+                let _ = net.set_latency(*a, *b, *ms);
+            }
+            Command::Crash { node } => {
+                if let NodeId::Broker(b) = node {
+                    self.crash(*b, &mut log);
+                }
+            }
+            Command::Restart { node } => {
+                if let NodeId::Broker(b) = node {
+                    if self.brokers[b].alive {
+                        self.crash(*b, &mut log);
+                    }
+                    self.with_broker(*b, &mut log, |br, cfg, out| br.start(cfg, out));
+                }
+            }
+            Command::RestartConsumer { node } => {
+                if let NodeId::Client(c) = node {
+                    self.with_consumer(*c, &mut log, |c, out| c.rediscover("Consumer restarted", out));
+                }
+            }
+        }
+        if link_changed {
+            self.after_link_change(&before_zk, &before_links, &mut log);
+        }
+        log
+    }
+
+    fn dir_states(&self) -> BTreeMap<(NodeId, NodeId), bool> {
+        let mut m = BTreeMap::new();
+        for l in self.net.links() {
+            m.insert((l.a, l.b), l.a_to_b.up);
+            m.insert((l.b, l.a), l.b_to_a.up);
+        }
+        m
+    }
+
+    fn crash(&mut self, b: BrokerId, log: &mut StepLog) {
+        let session = self.brokers[&b].zk.session;
+        {
+            let br = self.broker_mut(b);
+            br.alive = false;
+        }
+        log.lines.push((EventKind::Process, format!("[KafkaServer id={b}] process killed; its ZooKeeper session lives until it times out")));
+        if let Some(s) = session {
+            Rc::make_mut(&mut self.zk).touch(s, self.now);
+            let t = self.cfg.session_timeout_ms;
+            self.schedule_timer(NodeId::Zk, t, Timer::SessionExpiry { session: s });
+        }
+        self.isr_check_pending.remove(&b);
+    }
+
+    fn after_link_change(&mut self, before_zk: &BTreeMap<BrokerId, (bool, bool)>, before: &BTreeMap<(NodeId, NodeId), bool>, log: &mut StepLog) {
+        let after_zk = self.zk_views();
+        let ids: Vec<BrokerId> = self.brokers.keys().copied().collect();
+        for b in ids {
+            let (up0, both0) = before_zk[&b];
+            let (up1, both1) = after_zk[&b];
+            let br = &self.brokers[&b];
+            if !br.alive {
+                continue;
+            }
+            let session = br.zk.session;
+            let gen = br.zk.conn_gen;
+            if up0 && !up1 {
+                if let Some(s) = session {
+                    Rc::make_mut(&mut self.zk).touch(s, self.now);
+                    let t = self.cfg.session_timeout_ms;
+                    self.schedule_timer(NodeId::Zk, t, Timer::SessionExpiry { session: s });
+                }
+            }
+            if !up0 && up1 {
+                if let Some(s) = session {
+                    Rc::make_mut(&mut self.zk).touch(s, self.now);
+                }
+            }
+            if both0 && !both1 {
+                let t = self.cfg.read_timeout_ms();
+                self.schedule_timer(NodeId::Broker(b), t, Timer::ZkReadTimeout { gen });
+            }
+            if !both0 && both1 {
+                self.with_broker(b, log, |br, cfg, out| br.on_zk_link_restored(cfg, out));
+            }
+        }
+        // Controller requests held on a cut broker–broker link go out again.
+        let after = self.dir_states();
+        for ((from, to), up) in after {
+            if up && !before.get(&(from, to)).copied().unwrap_or(true) {
+                if let (NodeId::Broker(x), NodeId::Broker(y)) = (from, to) {
+                    if self.brokers[&x].alive && self.brokers[&x].controller.held.contains_key(&y) {
+                        self.with_broker(x, log, |br, _, out| br.on_control_link_restored(y, out));
+                    }
+                }
+            }
+        }
+    }
+
+    // ---- delivery -----------------------------------------------------------------------------
+
+    fn drop_reason(&self, m: &Message) -> Option<String> {
+        if m.from != m.to {
+            match self.net.dir(m.from, m.to) {
+                Some(d) if d.up && d.gen == m.link_gen => {}
+                _ => return Some(format!("link {} → {} is cut", m.from, m.to)),
+            }
+        }
+        if let NodeId::Broker(b) = m.to {
+            let br = &self.brokers[&b];
+            if !br.alive || br.incarnation != m.incarnation {
+                return Some(format!("broker {b} is down"));
+            }
+        }
+        None
+    }
+
+    fn deliver(&mut self, m: Message) -> StepLog {
+        let label = m.payload.label();
+        if let Some(reason) = self.drop_reason(&m) {
+            let mut log = StepLog::new(m.to, EventKind::MessageDropped, format!("DROPPED {} → {}: {label} ({reason})", m.from, m.to));
+            self.on_dropped(&m, &mut log);
+            self.last_dropped.push(m);
+            return log;
+        }
+        self.last_delivered = Some(m.clone());
+        let mut log = StepLog::new(m.to, EventKind::Info, format!("{} ← {}: {label}", m.to, m.from));
+        match m.to {
+            NodeId::Zk => self.deliver_to_zk(m, &mut log),
+            NodeId::Broker(b) => self.deliver_to_broker(b, m, &mut log),
+            NodeId::Client(c) => {
+                let from = m.from;
+                log.kind = EventKind::Consumer;
+                self.with_consumer(c, &mut log, |c, out| c.on_message(from, m.payload, out));
+            }
+        }
+        log
+    }
+
+    fn on_dropped(&mut self, m: &Message, log: &mut StepLog) {
+        match (&m.payload, m.from, m.to) {
+            (Payload::ZkRequest { session, xid, .. }, NodeId::Broker(b), _) | (Payload::ZkResponse { session, xid, .. }, _, NodeId::Broker(b)) => {
+                let (b, s, x) = (b, *session, *xid);
+                if self.brokers[&b].alive && self.brokers[&b].zk.session == Some(s) {
+                    self.broker_mut(b).zk.lost(x);
+                }
+            }
+            (Payload::ZkWatch { event }, _, _) => {
+                if self.zk.is_live(event.session) {
+                    self.held_watches.entry(event.session).or_default().push(event.clone());
+                    log.lines.push((EventKind::Info, format!("zk holds the notification for session 0x{:x} until it reconnects", event.session)));
+                }
+            }
+            (Payload::LeaderAndIsr { .. } | Payload::UpdateMetadata { .. }, NodeId::Broker(x), NodeId::Broker(y)) => {
+                let alive_target = self.brokers[&y].alive && self.brokers[&y].incarnation == m.incarnation;
+                let sender = &self.brokers[&x];
+                if alive_target && sender.alive && sender.is_active() && sender.controller.ctx.live_brokers.contains(&y) {
+                    self.broker_mut(x).controller.hold(y, m.payload.clone());
+                    log.lines.push((EventKind::Info, format!("controller {x} will resend it when the link heals (RequestSendThread retries)")));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn deliver_to_zk(&mut self, m: Message, log: &mut StepLog) {
+        log.node = NodeId::Zk;
+        log.kind = EventKind::ZkRequest;
+        let from = m.from;
+        match m.payload {
+            Payload::ZkConnect { session, timeout_ms } => {
+                let result = match session {
+                    Some(s) if self.zk.is_live(s) => {
+                        Rc::make_mut(&mut self.zk).touch(s, self.now);
+                        log.line = format!("zk: session 0x{s:x} of {from} reconnected");
+                        ConnectResult::Connected(s)
+                    }
+                    Some(s) => {
+                        log.line = format!("zk: {from} asks to resume session 0x{s:x}, which has expired");
+                        ConnectResult::Expired
+                    }
+                    None => {
+                        let s = Rc::make_mut(&mut self.zk).open_session(from, timeout_ms, self.now);
+                        log.line = format!("zk: new session 0x{s:x} for {from} (timeout {timeout_ms} ms)");
+                        ConnectResult::Connected(s)
+                    }
+                };
+                self.send(NodeId::Zk, from, Payload::ZkConnectResponse { result }, log);
+                if let ConnectResult::Connected(s) = result {
+                    if let Some(held) = self.held_watches.remove(&s) {
+                        for event in held {
+                            self.send(NodeId::Zk, from, Payload::ZkWatch { event }, log);
+                        }
+                    }
+                }
+            }
+            Payload::ZkRequest { session, xid, op } => {
+                let current_epoch = match self.zk.get("/controller_epoch").map(|n| &n.data) {
+                    Some(ZData::ControllerEpoch { epoch }) => *epoch,
+                    _ => 0,
+                };
+                let (result, events) = Rc::make_mut(&mut self.zk).apply(session, &op, self.now);
+                log.line = format!("zk: {} from {from} (session 0x{session:x}) → {}", op.describe(), result_summary(&result));
+                if let (ZkOp::SetData { data: ZData::PartitionState { state }, path, .. }, ZkResult::Written { .. }) = (&op, &result) {
+                    if state.controller_epoch < current_epoch {
+                        log.lines.push((
+                            EventKind::LeaderChange,
+                            format!(
+                                "zk: accepted a write to {path} made by controller epoch {} while /controller_epoch is {current_epoch}: a deposed controller's decision {} is now in ZooKeeper",
+                                state.controller_epoch,
+                                crate::controller::leader_isr_json(state)
+                            ),
+                        ));
+                    }
+                }
+                self.send(NodeId::Zk, from, Payload::ZkResponse { session, xid, result }, log);
+                self.notify(events, log);
+            }
+            _ => {}
+        }
+    }
+
+    fn notify(&mut self, events: Vec<WatchEvent>, log: &mut StepLog) {
+        for event in events {
+            let Some(owner) = self.zk.session(event.session).map(|s| s.owner) else { continue };
+            if self.net.both_up(owner, NodeId::Zk) {
+                self.send(NodeId::Zk, owner, Payload::ZkWatch { event }, log);
+            } else {
+                self.held_watches.entry(event.session).or_default().push(event);
+            }
+        }
+    }
+
+    fn deliver_to_broker(&mut self, b: BrokerId, m: Message, log: &mut StepLog) {
+        let from = m.from;
+        match m.payload {
+            Payload::ZkConnectResponse { result } => {
+                log.kind = EventKind::ZkSession;
+                self.with_broker(b, log, |br, cfg, out| br.on_zk_connect_response(result, cfg, out));
+            }
+            Payload::ZkResponse { session, xid, result } => {
+                log.kind = EventKind::ZkResponse;
+                log.line = format!("{} ← zk: {}", NodeId::Broker(b), result_summary(&result));
+                self.with_broker(b, log, |br, cfg, out| br.on_zk_response(session, xid, result, cfg, out));
+            }
+            Payload::ZkWatch { event } => {
+                log.kind = EventKind::ZkWatch;
+                self.with_broker(b, log, |br, cfg, out| br.on_watch(event, cfg, out));
+            }
+            Payload::LeaderAndIsr { controller_id, controller_epoch, partitions } => {
+                log.kind = EventKind::ControlRequest;
+                self.with_broker(b, log, |br, _, out| {
+                    br.on_leader_and_isr(controller_id, controller_epoch, partitions, out);
+                });
+            }
+            Payload::UpdateMetadata { controller_id, controller_epoch, live_brokers, partitions } => {
+                log.kind = EventKind::ControlRequest;
+                self.with_broker(b, log, |br, _, out| {
+                    br.on_update_metadata(controller_id, controller_epoch, live_brokers, partitions, out);
+                });
+            }
+            Payload::FindCoordinator { group, corr } => {
+                log.kind = EventKind::Consumer;
+                let result = self.brokers[&b].find_coordinator(&group, &self.cfg);
+                self.send(NodeId::Broker(b), from, Payload::FindCoordinatorResponse { corr, result }, log);
+            }
+            Payload::JoinGroup { group, corr } | Payload::Heartbeat { group, corr } => {
+                log.kind = EventKind::Consumer;
+                let error = self.brokers[&b].group_error(&group, &self.cfg);
+                self.send(NodeId::Broker(b), from, Payload::GroupResponse { corr, error }, log);
+            }
+            _ => {}
+        }
+    }
+
+    // ---- timers -------------------------------------------------------------------------------
+
+    fn fire(&mut self, node: NodeId, incarnation: u64, timer: Timer) -> StepLog {
+        let mut log = StepLog::new(node, EventKind::Info, format!("{node}: timer {timer:?}"));
+        match node {
+            NodeId::Zk => {
+                if let Timer::SessionExpiry { session } = timer {
+                    self.session_check(session, &mut log);
+                }
+            }
+            NodeId::Broker(b) => {
+                let br = &self.brokers[&b];
+                if !br.alive || br.incarnation != incarnation {
+                    log.line = format!("{node}: timer {timer:?} (process gone, ignored)");
+                    return log;
+                }
+                match timer {
+                    Timer::ZkReadTimeout { .. } if self.net.both_up(node, NodeId::Zk) => {
+                        log.line = format!("{node}: ZooKeeper read-timeout check: the link is back, still connected");
+                    }
+                    Timer::IsrCheck => {
+                        self.isr_check_pending.remove(&b);
+                        log.line = format!("{node}: ISR check (replica.lag.time.max.ms)");
+                        let in_sync = self.in_sync_fn(b);
+                        self.with_broker(b, &mut log, |br, _, out| br.isr_check(&in_sync, out));
+                    }
+                    t => {
+                        log.line = format!("{node}: ZooKeeper read timeout ({} ms)", self.cfg.read_timeout_ms());
+                        self.with_broker(b, &mut log, |br, _, out| br.on_timer(&t, out));
+                    }
+                }
+            }
+            NodeId::Client(c) => {
+                log.kind = EventKind::Consumer;
+                log.line = match &timer {
+                    Timer::ConsumerRetry => format!("{node}: retry backoff elapsed"),
+                    Timer::ConsumerHeartbeat => format!("{node}: heartbeat due"),
+                    Timer::ConsumerTimeout { .. } => format!("{node}: request timeout"),
+                    other => format!("{node}: timer {other:?}"),
+                };
+                self.with_consumer(c, &mut log, |c, out| c.on_timer(&timer, out));
+            }
+        }
+        log
+    }
+
+    /// `SessionTrackerImpl`: expire a session not heard from within its timeout.
+    fn session_check(&mut self, session: SessionId, log: &mut StepLog) {
+        let Some(s) = self.zk.session(session).cloned() else { return };
+        if s.expired {
+            log.line = format!("zk: session 0x{session:x} already expired");
+            return;
+        }
+        let heard_now = match s.owner {
+            NodeId::Broker(b) => {
+                let br = &self.brokers[&b];
+                br.alive && br.zk.session == Some(session) && self.net.is_up(s.owner, NodeId::Zk)
+            }
+            _ => false,
+        };
+        if heard_now {
+            Rc::make_mut(&mut self.zk).touch(session, self.now);
+            log.line = format!("zk: session 0x{session:x} of {} is heartbeating again", s.owner);
+            return;
+        }
+        let due = s.last_heard_ms + s.timeout_ms;
+        if self.now < due {
+            log.line = format!("zk: session 0x{session:x} of {} was heard from at {} ms; expiry check moved", s.owner, s.last_heard_ms);
+            self.schedule_timer(NodeId::Zk, due - self.now, Timer::SessionExpiry { session });
+            return;
+        }
+        let (deleted, events) = Rc::make_mut(&mut self.zk).expire(session);
+        self.held_watches.remove(&session);
+        log.kind = EventKind::SessionExpired;
+        log.line = format!(
+            "zk: session 0x{session:x} of {} expired ({} ms without a heartbeat); deleted ephemeral {}",
+            s.owner,
+            s.timeout_ms,
+            if deleted.is_empty() { String::from("nothing") } else { deleted.join(", ") }
+        );
+        self.notify(events, log);
+    }
+
+    fn in_sync_fn(&self, leader: BrokerId) -> impl Fn(&TopicPartition, BrokerId) -> bool {
+        let followers: BTreeMap<BrokerId, (bool, BTreeMap<TopicPartition, BrokerId>)> = self
+            .brokers
+            .iter()
+            .map(|(id, b)| {
+                let up = b.alive && self.net.both_up(NodeId::Broker(leader), NodeId::Broker(*id));
+                let follows = b.partitions.iter().filter(|(_, p)| !p.is_leader).map(|(tp, p)| (tp.clone(), p.leader)).collect();
+                (*id, (up, follows))
+            })
+            .collect();
+        move |tp: &TopicPartition, r: BrokerId| {
+            followers.get(&r).map(|(up, f)| *up && f.get(tp) == Some(&leader)).unwrap_or(false)
+        }
+    }
+
+    fn post_step(&mut self) {
+        // Consumers: a stable member notices trouble at its next heartbeat.
+        let ids: Vec<u32> = self.consumers.keys().copied().collect();
+        for id in ids {
+            let c = &self.consumers[&id];
+            if c.status != ConsumerStatus::Stable || c.heartbeat_scheduled || c.pending.is_some() {
+                continue;
+            }
+            let Some(coord) = c.coordinator else { continue };
+            let healthy = self.brokers.get(&coord).map(|b| b.alive && b.owned_offsets_partitions.contains(&c.partition)).unwrap_or(false)
+                && self.net.both_up(NodeId::Client(id), NodeId::Broker(coord));
+            if !healthy {
+                Rc::make_mut(self.consumers.get_mut(&id).expect("known")).heartbeat_scheduled = true;
+                let wait = HEARTBEAT_MS - self.now % HEARTBEAT_MS;
+                self.schedule_timer(NodeId::Client(id), wait, Timer::ConsumerHeartbeat);
+            }
+        }
+        // Partition leaders: schedule an ISR check when a follower fell out or caught up.
+        let ids: Vec<BrokerId> = self.brokers.keys().copied().collect();
+        for b in ids {
+            if !self.brokers[&b].alive || self.isr_check_pending.contains(&b) {
+                continue;
+            }
+            let in_sync = self.in_sync_fn(b);
+            let changes = self.brokers[&b].desired_isr(&in_sync);
+            if changes.is_empty() {
+                continue;
+            }
+            let shrink = changes.iter().any(|(tp, isr)| isr.len() < self.brokers[&b].partitions[tp].isr.len());
+            let wait = if shrink { self.cfg.replica_lag_ms } else { 1000 };
+            self.isr_check_pending.insert(b);
+            self.schedule_timer(NodeId::Broker(b), wait, Timer::IsrCheck);
+        }
+    }
+}
+
+fn result_summary(r: &ZkResult) -> String {
+    match r {
+        ZkResult::Created { path } => format!("created {path}"),
+        ZkResult::Written { stat } => format!("ok, version {}", stat.version),
+        ZkResult::Deleted => String::from("deleted"),
+        ZkResult::Data { data, stat } => {
+            let j = data.to_json();
+            if j.len() > 90 {
+                format!("data (version {})", stat.version)
+            } else {
+                format!("{j} (version {})", stat.version)
+            }
+        }
+        ZkResult::Exists { stat: Some(s) } => format!("exists (version {})", s.version),
+        ZkResult::Exists { stat: None } => String::from("does not exist"),
+        ZkResult::Children { names } => format!("[{}]", names.join(",")),
+        ZkResult::DataMany { items } => format!("{} of {} nodes read", items.iter().filter(|i| i.is_some()).count(), items.len()),
+        ZkResult::MultiOk => String::from("multi ok"),
+        ZkResult::Error { code } => format!("error {}", code.name()),
+    }
+}

@@ -1,0 +1,167 @@
+//! A broker's ZooKeeper client, behaving like the I0Itec `ZkClient` that Kafka ≤1.0 wraps in
+//! `ZkUtils`: `retryUntilConnected` retries an operation after `ConnectionLoss` *and* after
+//! `SessionExpired`, waiting for a connection — on a brand-new session if the old one expired
+//! (`ZkClient.processStateChanged` → `reconnect()` → `fireNewSessionEvents()`). That retry is what
+//! lets a deposed controller's write land after another broker has taken over.
+//!
+//! The model keeps every outstanding request until its response arrives; a request or response lost
+//! on a cut link is sent again when the connection comes back (TCP retransmission plus ZkClient's
+//! retry), so an operation is applied at most once per send but may be applied after a long delay.
+use crate::zookeeper::{SessionId, ZkOp};
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+
+/// The client's connection state, as its `Watcher` sees it (`KeeperState`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConnState {
+    /// Opening a first session.
+    Connecting,
+    /// SyncConnected.
+    Connected,
+    /// Disconnected: no answer within the read timeout (2/3 of the session timeout).
+    Disconnected,
+    /// Learned on reconnect that the session expired; opening a new one.
+    Expired,
+}
+
+/// Who inside the broker is waiting for a request (a thread or listener of the real broker).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Purpose {
+    /// The controller event thread (its current micro-step).
+    Controller,
+    /// `KafkaHealthcheck` registering `/brokers/ids/<id>`.
+    Register,
+    /// Waiting for an old registration to disappear (exists watch).
+    RegisterWatch,
+    /// ZkClient re-reading `/controller` to fire `handleDataChange`.
+    ControllerWatch,
+    /// A partition leader writing a shrunk or expanded ISR (`Partition.updateIsr`).
+    IsrUpdate {
+        /// Partition.
+        tp: crate::ids::TopicPartition,
+        /// The ISR being written.
+        isr: Vec<crate::ids::BrokerId>,
+    },
+    /// `ReplicaManager.maybePropagateIsrChanges` writing `/isr_change_notification/isr_change_`.
+    IsrNotify,
+}
+
+/// An outstanding request.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Outstanding {
+    /// The request.
+    pub op: ZkOp,
+    /// Who waits.
+    pub purpose: Purpose,
+    /// Sent and not known to be lost.
+    pub in_flight: bool,
+    /// Number of sends.
+    pub sends: u32,
+}
+
+/// The client.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ZkClient {
+    /// Current session, once connected.
+    pub session: Option<SessionId>,
+    /// Connection state.
+    pub state: ConnState,
+    /// Outstanding requests by xid.
+    pub outstanding: BTreeMap<u64, Outstanding>,
+    next_xid: u64,
+    /// Bumped on every connection loss so stale read-timeout timers do nothing.
+    pub conn_gen: u64,
+}
+
+impl Default for ZkClient {
+    fn default() -> Self {
+        ZkClient {
+            session: None,
+            state: ConnState::Connecting,
+            outstanding: BTreeMap::new(),
+            next_xid: 1,
+            conn_gen: 0,
+        }
+    }
+}
+
+impl ZkClient {
+    /// Queues a request; returns `(xid, send_now)`: send it now when connected, else it waits.
+    pub fn submit(&mut self, op: ZkOp, purpose: Purpose) -> (u64, bool) {
+        let xid = self.next_xid;
+        self.next_xid += 1;
+        let send = self.state == ConnState::Connected;
+        self.outstanding.insert(xid, Outstanding { op, purpose, in_flight: send, sends: send as u32 });
+        (xid, send)
+    }
+
+    /// A response for `xid` arrived: the request is done.
+    pub fn complete(&mut self, xid: u64) -> Option<Outstanding> {
+        self.outstanding.remove(&xid)
+    }
+
+    /// The request or its response was lost; it will be sent again.
+    pub fn lost(&mut self, xid: u64) {
+        if let Some(o) = self.outstanding.get_mut(&xid) {
+            o.in_flight = false;
+        }
+    }
+
+    /// The read timeout fired: the connection is gone, every request must be retried.
+    pub fn disconnect(&mut self) {
+        self.state = ConnState::Disconnected;
+        self.conn_gen += 1;
+        for o in self.outstanding.values_mut() {
+            o.in_flight = false;
+        }
+    }
+
+    /// Requests to (re)send now, marking them in flight.
+    pub fn take_resends(&mut self) -> Vec<(u64, ZkOp)> {
+        if self.state != ConnState::Connected {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for (xid, o) in self.outstanding.iter_mut() {
+            if !o.in_flight {
+                o.in_flight = true;
+                o.sends += 1;
+                out.push((*xid, o.op.clone()));
+            }
+        }
+        out
+    }
+
+    /// True if a request for `purpose` is outstanding.
+    pub fn has(&self, pred: impl Fn(&Purpose) -> bool) -> bool {
+        self.outstanding.values().any(|o| pred(&o.purpose))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read() -> ZkOp {
+        ZkOp::GetData { path: "/controller".into(), watch: false }
+    }
+
+    #[test]
+    fn requests_wait_while_disconnected_and_are_resent() {
+        let mut c = ZkClient::default();
+        let (x1, now) = c.submit(read(), Purpose::Controller);
+        assert!(!now, "not connected yet");
+        c.state = ConnState::Connected;
+        assert_eq!(c.take_resends(), alloc::vec![(x1, read())]);
+        assert!(c.take_resends().is_empty(), "in flight now");
+        c.disconnect();
+        assert!(c.take_resends().is_empty(), "disconnected: nothing goes out");
+        c.state = ConnState::Connected;
+        assert_eq!(c.take_resends().len(), 1);
+        assert_eq!(c.outstanding[&x1].sends, 2);
+        assert!(c.complete(x1).is_some());
+        assert!(c.outstanding.is_empty());
+    }
+}

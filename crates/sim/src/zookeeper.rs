@@ -1,0 +1,853 @@
+//! The ZooKeeper ensemble, modelled as one linearizable store (ZooKeeper's `DataTree` plus its
+//! `SessionTracker`): znodes with data and versions, ephemeral owners, one-shot watches, conditional
+//! `setData`/`delete`, `multi` with `check`, and sessions that only the server expires — a client cut
+//! off from ZooKeeper cannot learn it has expired until it reconnects (ZooKeeper programmer's guide,
+//! "Sessions"; ZOOKEEPER-688).
+use crate::ids::{fmt_ids, BrokerId, NodeId, TopicPartition};
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+
+/// A ZooKeeper session id.
+pub type SessionId = u64;
+
+/// `kafka.api.LeaderAndIsr` plus the `controller_epoch` stored beside it in the state znode
+/// (`LeaderIsrAndControllerEpoch`).
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct LeaderIsr {
+    /// Leader broker, or -1.
+    pub leader: BrokerId,
+    /// Leader epoch: bumped on every leader or controller ISR change.
+    pub leader_epoch: i32,
+    /// In-sync replicas.
+    pub isr: Vec<BrokerId>,
+    /// Epoch of the controller that made the leadership decision.
+    pub controller_epoch: i32,
+}
+
+impl LeaderIsr {
+    /// The znode's JSON, as `ZkUtils.leaderAndIsrZkData` writes it.
+    pub fn to_json(&self) -> String {
+        format!(
+            "{{\"controller_epoch\":{},\"leader\":{},\"version\":1,\"leader_epoch\":{},\"isr\":[{}]}}",
+            self.controller_epoch,
+            self.leader,
+            self.leader_epoch,
+            fmt_ids(self.isr.iter().copied())
+        )
+    }
+}
+
+/// Typed znode data; [`ZData::to_json`] renders what Kafka writes.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ZData {
+    /// A container znode.
+    Empty,
+    /// `/controller`.
+    Controller {
+        /// Controller broker.
+        broker_id: BrokerId,
+        /// Creation time (virtual ms).
+        timestamp: u64,
+    },
+    /// `/controller_epoch`.
+    ControllerEpoch {
+        /// The epoch.
+        epoch: i32,
+    },
+    /// `/brokers/ids/<id>`.
+    Broker {
+        /// Broker id.
+        id: BrokerId,
+    },
+    /// `/brokers/topics/<t>`: replica assignment by partition.
+    Assignment {
+        /// Partition → replicas (preference order).
+        partitions: BTreeMap<u32, Vec<BrokerId>>,
+    },
+    /// `/brokers/topics/<t>/partitions/<p>/state`.
+    PartitionState {
+        /// The leadership.
+        state: LeaderIsr,
+    },
+    /// `/isr_change_notification/isr_change_<seq>`.
+    IsrChange {
+        /// Partitions whose ISR changed.
+        partitions: Vec<TopicPartition>,
+    },
+}
+
+impl ZData {
+    /// The bytes Kafka would store, as text.
+    pub fn to_json(&self) -> String {
+        match self {
+            ZData::Empty => String::new(),
+            ZData::Controller { broker_id, timestamp } => {
+                format!("{{\"version\":1,\"brokerid\":{broker_id},\"timestamp\":\"{timestamp}\"}}")
+            }
+            ZData::ControllerEpoch { epoch } => epoch.to_string(),
+            ZData::Broker { id } => format!(
+                "{{\"jmx_port\":-1,\"host\":\"broker-{id}\",\"version\":4,\"port\":9092,\"endpoints\":[\"PLAINTEXT://broker-{id}:9092\"]}}"
+            ),
+            ZData::Assignment { partitions } => {
+                let mut s = String::from("{\"version\":1,\"partitions\":{");
+                for (i, (p, r)) in partitions.iter().enumerate() {
+                    if i > 0 {
+                        s.push(',');
+                    }
+                    s.push_str(&format!("\"{p}\":[{}]", fmt_ids(r.iter().copied())));
+                }
+                s.push_str("}}");
+                s
+            }
+            ZData::PartitionState { state } => state.to_json(),
+            ZData::IsrChange { partitions } => {
+                let mut s = String::from("{\"version\":1,\"partitions\":[");
+                for (i, tp) in partitions.iter().enumerate() {
+                    if i > 0 {
+                        s.push(',');
+                    }
+                    s.push_str(&format!("{{\"topic\":\"{}\",\"partition\":{}}}", tp.topic, tp.partition));
+                }
+                s.push_str("]}");
+                s
+            }
+        }
+    }
+}
+
+/// ZooKeeper's `Stat`, the fields the model needs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Stat {
+    /// Data version: 0 at creation, +1 per `setData`.
+    pub version: i32,
+    /// Child version.
+    pub cversion: i32,
+    /// Zxid of the create.
+    pub czxid: u64,
+    /// Zxid of the last modification.
+    pub mzxid: u64,
+    /// The owning session of an ephemeral znode.
+    pub ephemeral_owner: Option<SessionId>,
+}
+
+/// One znode.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Znode {
+    /// Its data.
+    pub data: ZData,
+    /// Its stat.
+    pub stat: Stat,
+}
+
+/// ZooKeeper error codes the model uses (`KeeperException.Code`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ZkError {
+    /// The node does not exist.
+    NoNode,
+    /// The node already exists.
+    NodeExists,
+    /// The expected version did not match.
+    BadVersion,
+    /// The node has children.
+    NotEmpty,
+    /// Ephemeral znodes cannot have children.
+    NoChildrenForEphemerals,
+    /// The session has expired.
+    SessionExpired,
+}
+
+impl ZkError {
+    /// Kafka/ZooKeeper's name for the code.
+    pub fn name(self) -> &'static str {
+        match self {
+            ZkError::NoNode => "NONODE",
+            ZkError::NodeExists => "NODEEXISTS",
+            ZkError::BadVersion => "BADVERSION",
+            ZkError::NotEmpty => "NOTEMPTY",
+            ZkError::NoChildrenForEphemerals => "NOCHILDRENFOREPHEMERALS",
+            ZkError::SessionExpired => "SESSIONEXPIRED",
+        }
+    }
+}
+
+/// One operation of a `multi` transaction.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum MultiOp {
+    /// `check(path, version)`.
+    Check {
+        /// Path.
+        path: String,
+        /// Expected version.
+        version: i32,
+    },
+    /// `setData(path, data, version)`.
+    SetData {
+        /// Path.
+        path: String,
+        /// New data.
+        data: ZData,
+        /// Expected version (-1: any).
+        version: i32,
+    },
+    /// `create(path, data)` (persistent).
+    Create {
+        /// Path.
+        path: String,
+        /// Data.
+        data: ZData,
+        /// Ephemeral?
+        ephemeral: bool,
+    },
+    /// `delete(path, version)`.
+    Delete {
+        /// Path.
+        path: String,
+        /// Expected version (-1: any).
+        version: i32,
+    },
+}
+
+/// A client request.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum ZkOp {
+    /// `create`.
+    Create {
+        /// Path (a prefix when `sequential`).
+        path: String,
+        /// Data.
+        data: ZData,
+        /// Ephemeral (owned by the session)?
+        ephemeral: bool,
+        /// Append a 10-digit sequence number?
+        sequential: bool,
+    },
+    /// `delete`.
+    Delete {
+        /// Path.
+        path: String,
+        /// Expected version (-1: any).
+        version: i32,
+    },
+    /// `setData`.
+    SetData {
+        /// Path.
+        path: String,
+        /// New data.
+        data: ZData,
+        /// Expected version (-1: any).
+        version: i32,
+    },
+    /// `getData`, optionally leaving a data watch (armed even when the node is missing, as ZkClient's
+    /// `subscribeDataChanges` does with `exists`).
+    GetData {
+        /// Path.
+        path: String,
+        /// Leave a watch?
+        watch: bool,
+    },
+    /// `exists`, optionally leaving a watch (fires on create).
+    Exists {
+        /// Path.
+        path: String,
+        /// Leave a watch?
+        watch: bool,
+    },
+    /// `getChildren`, optionally leaving a child watch.
+    GetChildren {
+        /// Path.
+        path: String,
+        /// Leave a watch?
+        watch: bool,
+    },
+    /// Several `getData` calls that Kafka issues back to back (`ZkUtils.getAllBrokersInCluster`,
+    /// `updateLeaderAndIsrCache`), modelled as one round trip read at one instant.
+    GetDataMany {
+        /// Paths.
+        paths: Vec<String>,
+    },
+    /// `multi`: all or nothing.
+    Multi {
+        /// The operations.
+        ops: Vec<MultiOp>,
+    },
+}
+
+impl ZkOp {
+    /// A short description for logs and message labels.
+    pub fn describe(&self) -> String {
+        match self {
+            ZkOp::Create { path, ephemeral, .. } => {
+                format!("create{} {path}", if *ephemeral { " -e" } else { "" })
+            }
+            ZkOp::Delete { path, .. } => format!("delete {path}"),
+            ZkOp::SetData { path, version, .. } => format!("setData {path} (expected version {version})"),
+            ZkOp::GetData { path, watch } => format!("getData {path}{}", if *watch { " watch" } else { "" }),
+            ZkOp::Exists { path, watch } => format!("exists {path}{}", if *watch { " watch" } else { "" }),
+            ZkOp::GetChildren { path, watch } => {
+                format!("getChildren {path}{}", if *watch { " watch" } else { "" })
+            }
+            ZkOp::GetDataMany { paths } => {
+                if paths.len() == 1 {
+                    format!("getData {}", paths[0])
+                } else {
+                    format!("getData ×{} ({}…)", paths.len(), paths.first().map(|s| s.as_str()).unwrap_or(""))
+                }
+            }
+            ZkOp::Multi { ops } => format!("multi ({} ops)", ops.len()),
+        }
+    }
+
+    /// True for operations that change the tree.
+    pub fn is_write(&self) -> bool {
+        matches!(self, ZkOp::Create { .. } | ZkOp::Delete { .. } | ZkOp::SetData { .. } | ZkOp::Multi { .. })
+    }
+}
+
+/// The result of a request.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(tag = "result", rename_all = "snake_case")]
+pub enum ZkResult {
+    /// A node was created at `path`.
+    Created {
+        /// The actual path (with a sequence suffix for sequential nodes).
+        path: String,
+    },
+    /// A write succeeded; the node's new stat.
+    Written {
+        /// New stat.
+        stat: Stat,
+    },
+    /// A delete succeeded.
+    Deleted,
+    /// Data read.
+    Data {
+        /// Data.
+        data: ZData,
+        /// Stat.
+        stat: Stat,
+    },
+    /// `exists` result.
+    Exists {
+        /// Stat if the node exists.
+        stat: Option<Stat>,
+    },
+    /// Children names, sorted.
+    Children {
+        /// Names.
+        names: Vec<String>,
+    },
+    /// `GetDataMany` results, one per path (None when the node is gone).
+    DataMany {
+        /// Results.
+        items: Vec<Option<(ZData, Stat)>>,
+    },
+    /// `multi` succeeded.
+    MultiOk,
+    /// The request failed.
+    Error {
+        /// Error code.
+        code: ZkError,
+    },
+}
+
+/// The kind of change a watch reports (`Watcher.Event.EventType`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub enum WatchEventType {
+    /// NodeCreated.
+    NodeCreated,
+    /// NodeDeleted.
+    NodeDeleted,
+    /// NodeDataChanged.
+    NodeDataChanged,
+    /// NodeChildrenChanged.
+    NodeChildrenChanged,
+}
+
+/// A watch notification for one session.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct WatchEvent {
+    /// The watching session.
+    pub session: SessionId,
+    /// The path.
+    pub path: String,
+    /// What happened.
+    pub kind: WatchEventType,
+}
+
+/// A server-side session (`SessionTrackerImpl`).
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Session {
+    /// Its id.
+    pub id: SessionId,
+    /// The client that owns it.
+    pub owner: NodeId,
+    /// Negotiated timeout.
+    pub timeout_ms: u64,
+    /// Last time the server heard from the client (explicit requests or implicit pings).
+    pub last_heard_ms: u64,
+    /// When the session was created.
+    pub created_ms: u64,
+    /// Expired sessions stay listed so a reconnect learns `Expired`.
+    pub expired: bool,
+}
+
+/// Which watch table a watch lives in.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum WatchTable {
+    Data,
+    Child,
+}
+
+/// The ensemble's state.
+#[derive(Clone, Debug, Default)]
+pub struct ZkServer {
+    nodes: BTreeMap<String, Znode>,
+    sessions: BTreeMap<SessionId, Session>,
+    watches: BTreeMap<(String, WatchTable), BTreeSet<SessionId>>,
+    zxid: u64,
+    next_session: u64,
+    seq_counters: BTreeMap<String, u64>,
+}
+
+fn parent_of(path: &str) -> Option<&str> {
+    let idx = path.rfind('/')?;
+    if idx == 0 {
+        if path.len() > 1 {
+            Some("/")
+        } else {
+            None
+        }
+    } else {
+        Some(&path[..idx])
+    }
+}
+
+fn child_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+impl ZkServer {
+    /// An empty tree holding only `/`.
+    pub fn new() -> Self {
+        let mut s = ZkServer { next_session: 0x1000, ..Default::default() };
+        s.nodes.insert(
+            "/".into(),
+            Znode {
+                data: ZData::Empty,
+                stat: Stat { version: 0, cversion: 0, czxid: 0, mzxid: 0, ephemeral_owner: None },
+            },
+        );
+        s
+    }
+
+    /// Opens a new session for `owner`.
+    pub fn open_session(&mut self, owner: NodeId, timeout_ms: u64, now: u64) -> SessionId {
+        self.next_session += 1;
+        let id = self.next_session;
+        self.sessions.insert(
+            id,
+            Session { id, owner, timeout_ms, last_heard_ms: now, created_ms: now, expired: false },
+        );
+        id
+    }
+
+    /// A live session?
+    pub fn is_live(&self, id: SessionId) -> bool {
+        self.sessions.get(&id).map(|s| !s.expired).unwrap_or(false)
+    }
+
+    /// The session record.
+    pub fn session(&self, id: SessionId) -> Option<&Session> {
+        self.sessions.get(&id)
+    }
+
+    /// All sessions, oldest first.
+    pub fn sessions(&self) -> impl Iterator<Item = &Session> {
+        self.sessions.values()
+    }
+
+    /// Records that the client was heard from at `now`.
+    pub fn touch(&mut self, id: SessionId, now: u64) {
+        if let Some(s) = self.sessions.get_mut(&id) {
+            if !s.expired && now > s.last_heard_ms {
+                s.last_heard_ms = now;
+            }
+        }
+    }
+
+    /// Expires a session: deletes its ephemerals and fires their watches. Returns the deleted paths
+    /// and the notifications.
+    pub fn expire(&mut self, id: SessionId) -> (Vec<String>, Vec<WatchEvent>) {
+        let mut events = Vec::new();
+        let mut deleted = Vec::new();
+        if let Some(s) = self.sessions.get_mut(&id) {
+            if s.expired {
+                return (deleted, events);
+            }
+            s.expired = true;
+        } else {
+            return (deleted, events);
+        }
+        let owned: Vec<String> = self
+            .nodes
+            .iter()
+            .filter(|(_, n)| n.stat.ephemeral_owner == Some(id))
+            .map(|(p, _)| p.clone())
+            .collect();
+        for p in owned {
+            self.zxid += 1;
+            self.remove_node(&p, &mut events);
+            deleted.push(p);
+        }
+        // A dead session's watches are gone.
+        for set in self.watches.values_mut() {
+            set.remove(&id);
+        }
+        events.retain(|e| e.session != id);
+        (deleted, events)
+    }
+
+    /// The znode at `path`.
+    pub fn get(&self, path: &str) -> Option<&Znode> {
+        self.nodes.get(path)
+    }
+
+    /// Every znode, in path order.
+    pub fn nodes(&self) -> impl Iterator<Item = (&String, &Znode)> {
+        self.nodes.iter()
+    }
+
+    /// Current zxid.
+    pub fn zxid(&self) -> u64 {
+        self.zxid
+    }
+
+    /// Children names of `path`, sorted.
+    pub fn children(&self, path: &str) -> Vec<String> {
+        let prefix = if path == "/" { String::from("/") } else { format!("{path}/") };
+        self.nodes
+            .range(prefix.clone()..)
+            .take_while(|(p, _)| p.starts_with(&prefix))
+            .filter(|(p, _)| !p[prefix.len()..].contains('/'))
+            .map(|(p, _)| String::from(child_name(p)))
+            .collect()
+    }
+
+    fn add_watch(&mut self, path: &str, table: WatchTable, session: SessionId) {
+        self.watches.entry((path.into(), table)).or_default().insert(session);
+    }
+
+    fn fire(&mut self, path: &str, table: WatchTable, kind: WatchEventType, out: &mut Vec<WatchEvent>) {
+        if let Some(set) = self.watches.remove(&(String::from(path), table)) {
+            for session in set {
+                out.push(WatchEvent { session, path: path.into(), kind });
+            }
+        }
+    }
+
+    fn remove_node(&mut self, path: &str, events: &mut Vec<WatchEvent>) {
+        self.nodes.remove(path);
+        self.fire(path, WatchTable::Data, WatchEventType::NodeDeleted, events);
+        self.fire(path, WatchTable::Child, WatchEventType::NodeDeleted, events);
+        if let Some(parent) = parent_of(path) {
+            let parent = String::from(parent);
+            if let Some(p) = self.nodes.get_mut(&parent) {
+                p.stat.cversion += 1;
+            }
+            self.fire(&parent, WatchTable::Child, WatchEventType::NodeChildrenChanged, events);
+        }
+    }
+
+    /// Creates a node directly (scenario set-up), with its parents, firing nothing.
+    pub fn seed_node(&mut self, path: &str, data: ZData, owner: Option<SessionId>) {
+        let mut acc = String::new();
+        for part in path.split('/').filter(|s| !s.is_empty()) {
+            acc.push('/');
+            acc.push_str(part);
+            if !self.nodes.contains_key(&acc) {
+                self.zxid += 1;
+                self.nodes.insert(
+                    acc.clone(),
+                    Znode {
+                        data: ZData::Empty,
+                        stat: Stat { version: 0, cversion: 0, czxid: self.zxid, mzxid: self.zxid, ephemeral_owner: None },
+                    },
+                );
+            }
+        }
+        let n = self.nodes.get_mut(path).expect("just created");
+        n.data = data;
+        n.stat.ephemeral_owner = owner;
+    }
+
+    /// Sets a node's version directly (scenario set-up: a cluster with history).
+    pub fn seed_version(&mut self, path: &str, version: i32) {
+        if let Some(n) = self.nodes.get_mut(path) {
+            n.stat.version = version;
+        }
+    }
+
+    fn check_create(&self, path: &str, ephemeral_parent_check: bool) -> Result<(), ZkError> {
+        if self.nodes.contains_key(path) {
+            return Err(ZkError::NodeExists);
+        }
+        let parent = parent_of(path).ok_or(ZkError::NodeExists)?;
+        match self.nodes.get(parent) {
+            None => Err(ZkError::NoNode),
+            Some(p) if ephemeral_parent_check && p.stat.ephemeral_owner.is_some() => {
+                Err(ZkError::NoChildrenForEphemerals)
+            }
+            Some(_) => Ok(()),
+        }
+    }
+
+    fn do_create(&mut self, path: &str, data: ZData, owner: Option<SessionId>, events: &mut Vec<WatchEvent>) {
+        self.zxid += 1;
+        let z = self.zxid;
+        self.nodes.insert(
+            path.into(),
+            Znode { data, stat: Stat { version: 0, cversion: 0, czxid: z, mzxid: z, ephemeral_owner: owner } },
+        );
+        self.fire(path, WatchTable::Data, WatchEventType::NodeCreated, events);
+        if let Some(parent) = parent_of(path) {
+            let parent = String::from(parent);
+            if let Some(p) = self.nodes.get_mut(&parent) {
+                p.stat.cversion += 1;
+            }
+            self.fire(&parent, WatchTable::Child, WatchEventType::NodeChildrenChanged, events);
+        }
+    }
+
+    fn check_version(&self, path: &str, version: i32) -> Result<(), ZkError> {
+        let n = self.nodes.get(path).ok_or(ZkError::NoNode)?;
+        if version != -1 && n.stat.version != version {
+            return Err(ZkError::BadVersion);
+        }
+        Ok(())
+    }
+
+    fn do_set(&mut self, path: &str, data: ZData, events: &mut Vec<WatchEvent>) -> Stat {
+        self.zxid += 1;
+        let z = self.zxid;
+        let n = self.nodes.get_mut(path).expect("checked");
+        n.data = data;
+        n.stat.version += 1;
+        n.stat.mzxid = z;
+        let stat = n.stat;
+        self.fire(path, WatchTable::Data, WatchEventType::NodeDataChanged, events);
+        stat
+    }
+
+    /// Applies one request from `session` at `now`. Requests on an expired session fail with
+    /// `SESSIONEXPIRED` (the server never applies them).
+    pub fn apply(&mut self, session: SessionId, op: &ZkOp, now: u64) -> (ZkResult, Vec<WatchEvent>) {
+        let mut events = Vec::new();
+        if !self.is_live(session) {
+            return (ZkResult::Error { code: ZkError::SessionExpired }, events);
+        }
+        self.touch(session, now);
+        let res = match op {
+            ZkOp::Create { path, data, ephemeral, sequential } => {
+                let full = if *sequential {
+                    let parent = String::from(parent_of(path).unwrap_or("/"));
+                    let c = self.seq_counters.entry(parent).or_insert(0);
+                    let p = format!("{path}{:010}", *c);
+                    *c += 1;
+                    p
+                } else {
+                    path.clone()
+                };
+                match self.check_create(&full, true) {
+                    Err(code) => ZkResult::Error { code },
+                    Ok(()) => {
+                        self.do_create(&full, data.clone(), ephemeral.then_some(session), &mut events);
+                        ZkResult::Created { path: full }
+                    }
+                }
+            }
+            ZkOp::Delete { path, version } => match self.check_version(path, *version) {
+                Err(code) => ZkResult::Error { code },
+                Ok(()) if !self.children(path).is_empty() => ZkResult::Error { code: ZkError::NotEmpty },
+                Ok(()) => {
+                    self.zxid += 1;
+                    self.remove_node(path, &mut events);
+                    ZkResult::Deleted
+                }
+            },
+            ZkOp::SetData { path, data, version } => match self.check_version(path, *version) {
+                Err(code) => ZkResult::Error { code },
+                Ok(()) => ZkResult::Written { stat: self.do_set(path, data.clone(), &mut events) },
+            },
+            ZkOp::GetData { path, watch } => match self.nodes.get(path).cloned() {
+                None => {
+                    // Plain ZooKeeper leaves no watch here; ZkClient's subscribed reads arm an
+                    // `exists` watch instead, which is what a watched read means in this model.
+                    if *watch {
+                        self.add_watch(path, WatchTable::Data, session);
+                    }
+                    ZkResult::Error { code: ZkError::NoNode }
+                }
+                Some(n) => {
+                    if *watch {
+                        self.add_watch(path, WatchTable::Data, session);
+                    }
+                    ZkResult::Data { data: n.data, stat: n.stat }
+                }
+            },
+            ZkOp::Exists { path, watch } => {
+                if *watch {
+                    self.add_watch(path, WatchTable::Data, session);
+                }
+                ZkResult::Exists { stat: self.nodes.get(path).map(|n| n.stat) }
+            }
+            ZkOp::GetChildren { path, watch } => {
+                if !self.nodes.contains_key(path) {
+                    ZkResult::Error { code: ZkError::NoNode }
+                } else {
+                    if *watch {
+                        self.add_watch(path, WatchTable::Child, session);
+                    }
+                    ZkResult::Children { names: self.children(path) }
+                }
+            }
+            ZkOp::GetDataMany { paths } => ZkResult::DataMany {
+                items: paths.iter().map(|p| self.nodes.get(p).map(|n| (n.data.clone(), n.stat))).collect(),
+            },
+            ZkOp::Multi { ops } => self.apply_multi(session, ops, &mut events),
+        };
+        (res, events)
+    }
+
+    fn apply_multi(&mut self, session: SessionId, ops: &[MultiOp], events: &mut Vec<WatchEvent>) -> ZkResult {
+        // Validate against a scratch copy so the transaction is all-or-nothing.
+        let mut scratch = self.clone();
+        let mut scratch_events = Vec::new();
+        for op in ops {
+            let r = match op {
+                MultiOp::Check { path, version } => scratch.check_version(path, *version),
+                MultiOp::SetData { path, data, version } => scratch.check_version(path, *version).map(|_| {
+                    scratch.do_set(path, data.clone(), &mut scratch_events);
+                }),
+                MultiOp::Create { path, data, ephemeral } => scratch.check_create(path, true).map(|_| {
+                    scratch.do_create(path, data.clone(), ephemeral.then_some(session), &mut scratch_events);
+                }),
+                MultiOp::Delete { path, version } => scratch.check_version(path, *version).and_then(|_| {
+                    if scratch.children(path).is_empty() {
+                        scratch.zxid += 1;
+                        scratch.remove_node(path, &mut scratch_events);
+                        Ok(())
+                    } else {
+                        Err(ZkError::NotEmpty)
+                    }
+                }),
+            };
+            if let Err(code) = r {
+                return ZkResult::Error { code };
+            }
+        }
+        *self = scratch;
+        events.extend(scratch_events);
+        ZkResult::MultiOk
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    fn server() -> (ZkServer, SessionId, SessionId) {
+        let mut zk = ZkServer::new();
+        let a = zk.open_session(NodeId::Broker(1), 6000, 0);
+        let b = zk.open_session(NodeId::Broker(2), 6000, 0);
+        zk.seed_node("/brokers/ids", ZData::Empty, None);
+        (zk, a, b)
+    }
+
+    fn create(path: &str, eph: bool) -> ZkOp {
+        ZkOp::Create { path: path.into(), data: ZData::Empty, ephemeral: eph, sequential: false }
+    }
+
+    #[test]
+    fn versions_and_conditional_set() {
+        let (mut zk, a, _) = server();
+        zk.apply(a, &create("/x", false), 1);
+        let set = |v| ZkOp::SetData { path: "/x".into(), data: ZData::ControllerEpoch { epoch: 1 }, version: v };
+        assert!(matches!(zk.apply(a, &set(0), 2).0, ZkResult::Written { stat } if stat.version == 1));
+        assert_eq!(zk.apply(a, &set(0), 3).0, ZkResult::Error { code: ZkError::BadVersion });
+        assert!(matches!(zk.apply(a, &set(-1), 4).0, ZkResult::Written { stat } if stat.version == 2));
+    }
+
+    #[test]
+    fn ephemerals_die_with_their_session_and_fire_watches() {
+        let (mut zk, a, b) = server();
+        zk.apply(a, &create("/controller", true), 1);
+        zk.apply(b, &ZkOp::GetData { path: "/controller".into(), watch: true }, 2);
+        zk.apply(b, &ZkOp::GetChildren { path: "/brokers/ids".into(), watch: true }, 2);
+        zk.apply(a, &create("/brokers/ids/1", true), 3);
+        let (deleted, events) = zk.expire(a);
+        assert_eq!(deleted, vec![String::from("/brokers/ids/1"), String::from("/controller")]);
+        assert!(zk.get("/controller").is_none());
+        // The child watch fired on the create already (one-shot), the data watch fires on delete.
+        assert_eq!(events, vec![WatchEvent { session: b, path: "/controller".into(), kind: WatchEventType::NodeDeleted }]);
+        assert_eq!(zk.apply(a, &ZkOp::GetData { path: "/".into(), watch: false }, 4).0, ZkResult::Error {
+            code: ZkError::SessionExpired
+        });
+    }
+
+    #[test]
+    fn watches_are_one_shot() {
+        let (mut zk, a, b) = server();
+        zk.apply(a, &create("/x", false), 1);
+        zk.apply(b, &ZkOp::GetData { path: "/x".into(), watch: true }, 1);
+        let set = ZkOp::SetData { path: "/x".into(), data: ZData::Empty, version: -1 };
+        assert_eq!(zk.apply(a, &set, 2).1.len(), 1);
+        assert_eq!(zk.apply(a, &set, 3).1.len(), 0);
+    }
+
+    #[test]
+    fn multi_is_all_or_nothing() {
+        let (mut zk, a, _) = server();
+        zk.apply(a, &create("/controller_epoch", false), 1);
+        zk.apply(a, &create("/s", false), 1);
+        let ops = vec![
+            MultiOp::SetData { path: "/s".into(), data: ZData::ControllerEpoch { epoch: 9 }, version: 0 },
+            MultiOp::Check { path: "/controller_epoch".into(), version: 5 },
+        ];
+        assert_eq!(zk.apply(a, &ZkOp::Multi { ops }, 2).0, ZkResult::Error { code: ZkError::BadVersion });
+        assert_eq!(zk.get("/s").unwrap().stat.version, 0);
+        let ops = vec![
+            MultiOp::Check { path: "/controller_epoch".into(), version: 0 },
+            MultiOp::SetData { path: "/s".into(), data: ZData::ControllerEpoch { epoch: 9 }, version: 0 },
+        ];
+        assert_eq!(zk.apply(a, &ZkOp::Multi { ops }, 3).0, ZkResult::MultiOk);
+        assert_eq!(zk.get("/s").unwrap().stat.version, 1);
+    }
+
+    #[test]
+    fn children_and_sequential_nodes() {
+        let (mut zk, a, _) = server();
+        zk.seed_node("/isr_change_notification", ZData::Empty, None);
+        let op = ZkOp::Create {
+            path: "/isr_change_notification/isr_change_".into(),
+            data: ZData::Empty,
+            ephemeral: false,
+            sequential: true,
+        };
+        zk.apply(a, &op, 1);
+        zk.apply(a, &op, 2);
+        assert_eq!(zk.children("/isr_change_notification"), vec![
+            String::from("isr_change_0000000000"),
+            String::from("isr_change_0000000001")
+        ]);
+        assert_eq!(zk.children("/brokers"), vec![String::from("ids")]);
+        assert_eq!(zk.apply(a, &create("/nope/x", false), 3).0, ZkResult::Error { code: ZkError::NoNode });
+    }
+}
