@@ -71,7 +71,10 @@ fn load(spec: &str) -> Result<Scenario, Fail> {
     let looks_like_file = spec.ends_with(".json") || spec.contains('/') || std::path::Path::new(spec).exists();
     if !looks_like_file {
         let names: Vec<&str> = builtins().into_iter().map(|(n, _)| n).collect();
-        return Err(Fail(format!("unknown scenario '{spec}' (built-ins: {}; or give a path to a .json file)", names.join(", "))));
+        return Err(Fail(format!(
+            "unknown scenario '{spec}' (built-ins: {}; or give a path to a .json file)",
+            names.join(", ")
+        )));
     }
     let text = std::fs::read_to_string(spec).map_err(|e| Fail(format!("cannot read scenario file '{spec}': {e}")))?;
     Scenario::from_json(&text).map_err(|e| Fail(format!("{spec}: {e}")))
@@ -102,7 +105,8 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
     }
     let spec = spec.ok_or_else(|| Fail(format!("run needs a scenario\n{USAGE}")))?;
     let scenario = load(&spec)?;
-    let mut world = World::with_seed(&scenario, seed.unwrap_or(scenario.seed)).map_err(|e| Fail(format!("{spec}: {e}")))?;
+    let mut world =
+        World::with_seed(&scenario, seed.unwrap_or(scenario.seed)).map_err(|e| Fail(format!("{spec}: {e}")))?;
     let end = until.unwrap_or(world.config().end_ms).min(world.config().end_ms);
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -111,7 +115,8 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
         let r = if json {
             writeln!(out, "{}", serde_json::to_string(&ev).unwrap_or_default())
         } else {
-            let mut r = writeln!(out, "{:>6} {:>13} {:<4} {}", ev.step, fmt_time(ev.time_ms), ev.node.to_string(), ev.line);
+            let mut r =
+                writeln!(out, "{:>6} {:>13} {:<4} {}", ev.step, fmt_time(ev.time_ms), ev.node.to_string(), ev.line);
             for a in &ev.alerts_raised {
                 r = r.and_then(|_| writeln!(out, "{:>25} ALERT {a}", ""));
             }

@@ -39,14 +39,22 @@ pub struct Alert {
 }
 
 /// Every alert that holds now, in a stable order.
-pub fn check<'a>(zk: &ZkServer, brokers: impl Iterator<Item = &'a Rc<Broker>> + Clone, consumers: impl Iterator<Item = &'a Rc<Consumer>>) -> Vec<Alert> {
+pub fn check<'a>(
+    zk: &ZkServer,
+    brokers: impl Iterator<Item = &'a Rc<Broker>> + Clone,
+    consumers: impl Iterator<Item = &'a Rc<Consumer>>,
+) -> Vec<Alert> {
     let mut out = Vec::new();
     let acting: Vec<BrokerId> = brokers.clone().filter(|b| b.alive && b.is_active()).map(|b| b.id).collect();
     if acting.len() > 1 {
         out.push(Alert {
             kind: AlertKind::MultipleControllers,
             key: String::from("multiple_controllers"),
-            message: format!("{} brokers act as controller: {} (split brain)", acting.len(), fmt_ids(acting.iter().copied())),
+            message: format!(
+                "{} brokers act as controller: {} (split brain)",
+                acting.len(),
+                fmt_ids(acting.iter().copied())
+            ),
         });
     }
     let registered: BTreeSet<BrokerId> = zk.children("/brokers/ids").iter().filter_map(|s| s.parse().ok()).collect();
@@ -70,8 +78,15 @@ pub fn check<'a>(zk: &ZkServer, brokers: impl Iterator<Item = &'a Rc<Broker>> + 
         let writing = b.controller.job.as_ref().and_then(|j| j.writing());
         for (tp, c) in b.controller.ctx.leadership.iter().filter(|(tp, _)| Some(*tp) != writing) {
             if let Some(ZData::PartitionState { state }) = zk.get(&tp.state_path()).map(|n| &n.data) {
-                if state.leader != c.state.leader || state.isr != c.state.isr || state.leader_epoch != c.state.leader_epoch {
-                    diffs.push(format!("{tp}: cache {} vs ZooKeeper {}", leader_isr_json(&c.state), leader_isr_json(state)));
+                if state.leader != c.state.leader
+                    || state.isr != c.state.isr
+                    || state.leader_epoch != c.state.leader_epoch
+                {
+                    diffs.push(format!(
+                        "{tp}: cache {} vs ZooKeeper {}",
+                        leader_isr_json(&c.state),
+                        leader_isr_json(state)
+                    ));
                 }
             }
         }
@@ -84,7 +99,11 @@ pub fn check<'a>(zk: &ZkServer, brokers: impl Iterator<Item = &'a Rc<Broker>> + 
             out.push(Alert {
                 kind: AlertKind::CacheDivergence,
                 key: format!("cache_divergence:{}", b.id),
-                message: format!("controller {}'s cache disagrees with ZooKeeper on {n} partition(s): {}", b.id, shown.join("; ")),
+                message: format!(
+                    "controller {}'s cache disagrees with ZooKeeper on {n} partition(s): {}",
+                    b.id,
+                    shown.join("; ")
+                ),
             });
         }
     }

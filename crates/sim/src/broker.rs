@@ -129,9 +129,8 @@ impl Broker {
     /// The ZooKeeper link is back: reconnect if disconnected, else retransmit what was lost.
     pub fn on_zk_link_restored(&mut self, cfg: &Config, out: &mut Outbox) {
         match self.zk.state {
-            ConnState::Disconnected => {
-                out.send(NodeId::Zk, Payload::ZkConnect { session: self.zk.session, timeout_ms: cfg.session_timeout_ms })
-            }
+            ConnState::Disconnected => out
+                .send(NodeId::Zk, Payload::ZkConnect { session: self.zk.session, timeout_ms: cfg.session_timeout_ms }),
             ConnState::Connected => self.resend(out),
             ConnState::Connecting | ConnState::Expired => {
                 out.send(NodeId::Zk, Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms })
@@ -179,14 +178,20 @@ impl Broker {
                 if !new_session {
                     out.log(
                         EventKind::ZkSession,
-                        format!("[ZkClient broker={}] zookeeper state changed (SyncConnected) on session 0x{s:x}", self.id),
+                        format!(
+                            "[ZkClient broker={}] zookeeper state changed (SyncConnected) on session 0x{s:x}",
+                            self.id
+                        ),
                     );
                     self.resend(out);
                     return;
                 }
                 out.log(
                     EventKind::ZkSession,
-                    format!("[ZkClient broker={}] zookeeper state changed (SyncConnected): new session 0x{s:x}", self.id),
+                    format!(
+                        "[ZkClient broker={}] zookeeper state changed (SyncConnected): new session 0x{s:x}",
+                        self.id
+                    ),
                 );
                 self.on_new_session(out);
                 // ZkClient retries the interrupted operations on the new session.
@@ -251,7 +256,10 @@ impl Broker {
             Purpose::Register => match result {
                 ZkResult::Created { path } => {
                     self.registered = true;
-                    out.log(EventKind::Info, format!("[KafkaHealthcheck broker={}] Registered broker {} at path {path}", self.id, self.id));
+                    out.log(
+                        EventKind::Info,
+                        format!("[KafkaHealthcheck broker={}] Registered broker {} at path {path}", self.id, self.id),
+                    );
                 }
                 ZkResult::Error { code: ZkError::NodeExists } => {
                     out.log(
@@ -273,7 +281,9 @@ impl Broker {
             }
             Purpose::ControllerWatch => {
                 let ev = match result {
-                    ZkResult::Data { data: ZData::Controller { broker_id, .. }, .. } => ControllerEvent::ControllerChange(broker_id),
+                    ZkResult::Data { data: ZData::Controller { broker_id, .. }, .. } => {
+                        ControllerEvent::ControllerChange(broker_id)
+                    }
                     _ => ControllerEvent::Reelect,
                 };
                 self.controller_enqueue(ev, out);
@@ -370,7 +380,10 @@ impl Broker {
                 if p.tp.topic == OFFSETS_TOPIC && self.owned_offsets_partitions.insert(p.tp.partition) {
                     out.log(
                         EventKind::Info,
-                        format!("[GroupCoordinator {}] Loading group metadata for partition {} (immigration)", self.id, p.tp),
+                        format!(
+                            "[GroupCoordinator {}] Loading group metadata for partition {} (immigration)",
+                            self.id, p.tp
+                        ),
                     );
                 }
             } else if p.leader != NO_LEADER && self.metadata.alive.contains(&p.leader) {
@@ -395,7 +408,10 @@ impl Broker {
                     ),
                 );
                 if was_leader && p.tp.topic == OFFSETS_TOPIC && self.owned_offsets_partitions.remove(&p.tp.partition) {
-                    out.log(EventKind::Info, format!("[GroupCoordinator {}] Unloading group metadata for {} (emigration)", self.id, p.tp));
+                    out.log(
+                        EventKind::Info,
+                        format!("[GroupCoordinator {}] Unloading group metadata for {} (emigration)", self.id, p.tp),
+                    );
                 }
             } else {
                 // makeFollowers: "Only change partition state when the leader is available".
@@ -472,7 +488,10 @@ impl Broker {
     }
 
     /// The ISR each led partition should have, given which followers are caught up.
-    pub fn desired_isr(&self, in_sync: &dyn Fn(&TopicPartition, BrokerId) -> bool) -> Vec<(TopicPartition, Vec<BrokerId>)> {
+    pub fn desired_isr(
+        &self,
+        in_sync: &dyn Fn(&TopicPartition, BrokerId) -> bool,
+    ) -> Vec<(TopicPartition, Vec<BrokerId>)> {
         let mut v = Vec::new();
         for (tp, lp) in &self.partitions {
             if !lp.is_leader || lp.isr_write_failed_at == Some(lp.zk_version) {
@@ -502,7 +521,12 @@ impl Broker {
         for (tp, isr) in self.desired_isr(in_sync) {
             let lp = &self.partitions[&tp];
             let data = ZData::PartitionState {
-                state: LeaderIsr { leader: self.id, leader_epoch: lp.leader_epoch, isr: isr.clone(), controller_epoch: lp.controller_epoch },
+                state: LeaderIsr {
+                    leader: self.id,
+                    leader_epoch: lp.leader_epoch,
+                    isr: isr.clone(),
+                    controller_epoch: lp.controller_epoch,
+                },
             };
             out.log(
                 EventKind::IsrChange,
@@ -527,11 +551,21 @@ impl Broker {
                 lp.zk_version = stat.version;
                 out.log(
                     EventKind::IsrChange,
-                    format!("[Partition {tp} broker={}] ISR updated to [{}] and zkVersion updated to [{}]", self.id, fmt_ids(lp.isr.iter().copied()), stat.version),
+                    format!(
+                        "[Partition {tp} broker={}] ISR updated to [{}] and zkVersion updated to [{}]",
+                        self.id,
+                        fmt_ids(lp.isr.iter().copied()),
+                        stat.version
+                    ),
                 );
                 let data = ZData::IsrChange { partitions: alloc::vec![tp.clone()] };
                 self.zk_send(
-                    ZkOp::Create { path: "/isr_change_notification/isr_change_".into(), data, ephemeral: false, sequential: true },
+                    ZkOp::Create {
+                        path: "/isr_change_notification/isr_change_".into(),
+                        data,
+                        ephemeral: false,
+                        sequential: true,
+                    },
                     Purpose::IsrNotify,
                     out,
                 );

@@ -91,7 +91,13 @@ pub struct Consumer {
 
 impl Consumer {
     /// A consumer already in a stable group at `coordinator` (scenario set-up).
-    pub fn stable(id: u32, group: &str, partitions: u32, coordinator: Option<BrokerId>, bootstrap: alloc::vec::Vec<BrokerId>) -> Self {
+    pub fn stable(
+        id: u32,
+        group: &str,
+        partitions: u32,
+        coordinator: Option<BrokerId>,
+        bootstrap: alloc::vec::Vec<BrokerId>,
+    ) -> Self {
         Consumer {
             id,
             group: group.into(),
@@ -140,7 +146,10 @@ impl Consumer {
         self.heartbeat_scheduled = false;
         out.log(
             EventKind::Consumer,
-            format!("[Consumer clientId=c{}, groupId={}] {why}; looking up the coordinator (partition {})", self.id, self.group, self.partition),
+            format!(
+                "[Consumer clientId=c{}, groupId={}] {why}; looking up the coordinator (partition {})",
+                self.id, self.group, self.partition
+            ),
         );
         self.find(out);
     }
@@ -205,9 +214,11 @@ impl Consumer {
                             );
                         }
                     }
-                    Some(e @ ClientError::NotCoordinator) | Some(e @ ClientError::CoordinatorNotAvailable) => {
-                        self.rediscover(&format!("Coordinator broker {} answered {}", self.coordinator.unwrap_or(-1), e.name()), out)
-                    }
+                    Some(e @ ClientError::NotCoordinator) | Some(e @ ClientError::CoordinatorNotAvailable) => self
+                        .rediscover(
+                            &format!("Coordinator broker {} answered {}", self.coordinator.unwrap_or(-1), e.name()),
+                            out,
+                        ),
                 }
             }
             _ => {}
@@ -233,7 +244,10 @@ impl Consumer {
                         self.find(out)
                     }
                     _ => self.rediscover(
-                        &format!("Group coordinator broker {} is unavailable (no answer within {REQUEST_TIMEOUT_MS} ms)", self.coordinator.unwrap_or(-1)),
+                        &format!(
+                            "Group coordinator broker {} is unavailable (no answer within {REQUEST_TIMEOUT_MS} ms)",
+                            self.coordinator.unwrap_or(-1)
+                        ),
                         out,
                     ),
                 }

@@ -139,9 +139,11 @@ impl Step {
             Step::Elect | Step::CreateController | Step::CheckOwnCreate => "elect".into(),
             Step::ReadEpoch => "readControllerEpochFromZookeeper".into(),
             Step::IncrementEpoch => "incrementControllerEpoch".into(),
-            Step::ReadBrokerIds | Step::ReadBrokers(_) | Step::ReadTopics | Step::ReadAssignments(_) | Step::ReadStates => {
-                "initializeControllerContext".into()
-            }
+            Step::ReadBrokerIds
+            | Step::ReadBrokers(_)
+            | Step::ReadTopics
+            | Step::ReadAssignments(_)
+            | Step::ReadStates => "initializeControllerContext".into(),
             Step::RegisterIsrListener => "registerIsrChangeNotificationListener".into(),
             Step::ElectRead(tp) | Step::ElectWrite(tp, ..) | Step::CreateState(tp, ..) => {
                 format!("electLeaderForPartition({tp})")
@@ -172,7 +174,10 @@ impl Job {
     /// arrives, ZooKeeper is legitimately ahead of the cache.
     pub fn writing(&self) -> Option<&TopicPartition> {
         match self.waiting.as_ref()? {
-            Step::ElectWrite(tp, ..) | Step::RemoveIsrWrite(tp, ..) | Step::CreateState(tp, ..) | Step::WriteCheck(tp, ..) => Some(tp),
+            Step::ElectWrite(tp, ..)
+            | Step::RemoveIsrWrite(tp, ..)
+            | Step::CreateState(tp, ..)
+            | Step::WriteCheck(tp, ..) => Some(tp),
             _ => None,
         }
     }
@@ -366,15 +371,18 @@ impl Broker {
             Step::RegisterIsrListener | Step::IsrNotifRead => {
                 Exec::Wait(ZkOp::GetChildren { path: "/isr_change_notification".into(), watch: true })
             }
-            Step::ReadBrokers(paths) | Step::BrokerChangeData(paths) | Step::ReadAssignments(paths) | Step::IsrNotifData(paths) => {
-                Exec::Wait(ZkOp::GetDataMany { paths })
-            }
+            Step::ReadBrokers(paths)
+            | Step::BrokerChangeData(paths)
+            | Step::ReadAssignments(paths)
+            | Step::IsrNotifData(paths) => Exec::Wait(ZkOp::GetDataMany { paths }),
             Step::ReadTopics => Exec::Wait(ZkOp::GetChildren { path: "/brokers/topics".into(), watch: true }),
             Step::ReadStates => {
                 let paths = self.controller.ctx.assignment.keys().map(|tp| tp.state_path()).collect();
                 Exec::Wait(ZkOp::GetDataMany { paths })
             }
-            Step::IsrNotifStates(tps, _) => Exec::Wait(ZkOp::GetDataMany { paths: tps.iter().map(|t| t.state_path()).collect() }),
+            Step::IsrNotifStates(tps, _) => {
+                Exec::Wait(ZkOp::GetDataMany { paths: tps.iter().map(|t| t.state_path()).collect() })
+            }
             Step::IsrNotifDelete(paths) => Exec::Wait(ZkOp::Multi {
                 ops: paths.into_iter().map(|path| MultiOp::Delete { path, version: -1 }).collect(),
             }),
@@ -410,7 +418,11 @@ impl Broker {
                 let assignment = self.controller.ctx.assignment.clone();
                 for (tp, replicas) in &assignment {
                     for r in replicas {
-                        let st = if live.contains(r) { ReplicaState::OnlineReplica } else { ReplicaState::ReplicaDeletionIneligible };
+                        let st = if live.contains(r) {
+                            ReplicaState::OnlineReplica
+                        } else {
+                            ReplicaState::ReplicaDeletionIneligible
+                        };
                         self.controller.replica_states.insert((tp.clone(), *r), st);
                         if st == ReplicaState::OnlineReplica {
                             self.controller.add_lai(&[*r], tp);
@@ -462,11 +474,19 @@ impl Broker {
                 Exec::Done
             }
             Step::FailoverDone => {
-                self.clog(out, EventKind::Info, format!("Ready to serve as the new controller with epoch {}", self.controller.ctx.epoch));
+                self.clog(
+                    out,
+                    EventKind::Info,
+                    format!("Ready to serve as the new controller with epoch {}", self.controller.ctx.epoch),
+                );
                 Exec::Done
             }
             Step::BrokerStartup(new) => {
-                self.clog(out, EventKind::Info, format!("New broker startup callback for {}", fmt_ids(new.iter().copied())));
+                self.clog(
+                    out,
+                    EventKind::Info,
+                    format!("New broker startup callback for {}", fmt_ids(new.iter().copied())),
+                );
                 let all: Vec<TopicPartition> = self.controller.ctx.leadership.keys().cloned().collect();
                 self.controller.batch.um.extend(all);
                 self.flush(out);
@@ -482,7 +502,11 @@ impl Broker {
                 Exec::Done
             }
             Step::BrokerFailure(dead) => {
-                self.clog(out, EventKind::Info, format!("Broker failure callback for {}", fmt_ids(dead.iter().copied())));
+                self.clog(
+                    out,
+                    EventKind::Info,
+                    format!("Broker failure callback for {}", fmt_ids(dead.iter().copied())),
+                );
                 for d in &dead {
                     self.controller.held.remove(d);
                 }
@@ -505,7 +529,11 @@ impl Broker {
                     format!(
                         "Partitions whose cached leader is offline: {} — {}",
                         without_leader.len(),
-                        if without_leader.is_empty() { String::from("no leader election needed") } else { short_list(&without_leader) }
+                        if without_leader.is_empty() {
+                            String::from("no leader election needed")
+                        } else {
+                            short_list(&without_leader)
+                        }
                     ),
                 );
                 let mut steps = alloc::vec![Step::TriggerOnline];
@@ -540,7 +568,11 @@ impl Broker {
             }
             out.send(
                 NodeId::Broker(b),
-                Payload::LeaderAndIsr { controller_id: self.id, controller_epoch: epoch, partitions: parts.into_values().collect() },
+                Payload::LeaderAndIsr {
+                    controller_id: self.id,
+                    controller_epoch: epoch,
+                    partitions: parts.into_values().collect(),
+                },
             );
         }
         if !batch.um.is_empty() {
@@ -574,7 +606,11 @@ impl Broker {
             format!(
                 "Broker {} resigned as the controller (it held epoch {epoch}; /controller is now {})",
                 self.id,
-                if self.controller.active_id < 0 { String::from("empty") } else { format!("broker {}", self.controller.active_id) }
+                if self.controller.active_id < 0 {
+                    String::from("empty")
+                } else {
+                    format!("broker {}", self.controller.active_id)
+                }
             ),
         );
     }
@@ -640,10 +676,18 @@ impl Broker {
                 ZkResult::Written { stat } => {
                     self.controller.ctx.epoch += 1;
                     self.controller.ctx.epoch_zk_version = stat.version;
-                    self.clog(out, EventKind::Info, format!("Controller {} incremented epoch to {}", self.id, self.controller.ctx.epoch));
+                    self.clog(
+                        out,
+                        EventKind::Info,
+                        format!("Controller {} incremented epoch to {}", self.id, self.controller.ctx.epoch),
+                    );
                 }
                 _ => {
-                    self.clog(out, EventKind::Info, "Controller moved to another broker. Aborting controller startup procedure".into());
+                    self.clog(
+                        out,
+                        EventKind::Info,
+                        "Controller moved to another broker. Aborting controller startup procedure".into(),
+                    );
                     if let Some(job) = self.controller.job.as_mut() {
                         job.steps.clear();
                     }
@@ -660,7 +704,14 @@ impl Broker {
             }
             Step::ReadBrokers(paths) => {
                 let live = readable_brokers(&paths, &result);
-                self.clog(out, EventKind::Info, format!("Currently active brokers in the cluster: Set({})", fmt_ids(live.iter().copied()).replace(',', ", ")));
+                self.clog(
+                    out,
+                    EventKind::Info,
+                    format!(
+                        "Currently active brokers in the cluster: Set({})",
+                        fmt_ids(live.iter().copied()).replace(',', ", ")
+                    ),
+                );
                 self.controller.ctx.live_brokers = live;
             }
             Step::ReadTopics => {
@@ -703,7 +754,10 @@ impl Broker {
                 self.clog(
                     out,
                     EventKind::Info,
-                    format!("Loaded leader and ISR of {} partitions into the controller context{note}", self.controller.ctx.leadership.len()),
+                    format!(
+                        "Loaded leader and ISR of {} partitions into the controller context{note}",
+                        self.controller.ctx.leadership.len()
+                    ),
                 );
             }
             Step::ElectRead(tp) => self.on_elect_read(tp, result, cfg, out),
@@ -781,7 +835,10 @@ impl Broker {
                 if let ZkResult::DataMany { items } = &result {
                     for (tp, item) in tps.iter().zip(items) {
                         if let Some((ZData::PartitionState { state }, stat)) = item {
-                            self.controller.ctx.leadership.insert(tp.clone(), Cached { state: state.clone(), zk_version: stat.version });
+                            self.controller
+                                .ctx
+                                .leadership
+                                .insert(tp.clone(), Cached { state: state.clone(), zk_version: stat.version });
                             self.controller.batch.um.insert(tp.clone());
                         }
                     }
@@ -833,7 +890,11 @@ impl Broker {
         match offline_leader(&assignment, &current, &live, cfg.unclean, epoch) {
             Ok(e) => {
                 if e.unclean {
-                    self.slog(out, EventKind::Info, format!("Unclean leader election for {tp}: no live replica in ISR; data loss is possible"));
+                    self.slog(
+                        out,
+                        EventKind::Info,
+                        format!("Unclean leader election for {tp}: no live replica in ISR; data loss is possible"),
+                    );
                 }
                 self.push_front(alloc::vec![Step::ElectWrite(tp, e.state, version, e.recipients)]);
             }
@@ -847,11 +908,21 @@ impl Broker {
         }
     }
 
-    fn elected(&mut self, tp: &TopicPartition, state: LeaderIsr, version: i32, recipients: &[BrokerId], out: &mut Outbox) {
+    fn elected(
+        &mut self,
+        tp: &TopicPartition,
+        state: LeaderIsr,
+        version: i32,
+        recipients: &[BrokerId],
+        out: &mut Outbox,
+    ) {
         self.slog(
             out,
             EventKind::LeaderChange,
-            format!("Selected new leader and ISR {} for offline partition {tp} (state znode now at zkVersion {version})", leader_isr_json(&state)),
+            format!(
+                "Selected new leader and ISR {} for offline partition {tp} (state znode now at zkVersion {version})",
+                leader_isr_json(&state)
+            ),
         );
         self.controller.ctx.leadership.insert(tp.clone(), Cached { state, zk_version: version });
         self.controller.partition_states.insert(tp.clone(), PartitionState::OnlinePartition);
@@ -861,7 +932,11 @@ impl Broker {
     fn on_remove_read(&mut self, tp: TopicPartition, r: BrokerId, result: ZkResult, cfg: &Config, out: &mut Outbox) {
         let epoch = self.controller.ctx.epoch;
         let Some((current, version)) = parse_state(&result) else {
-            self.clog(out, EventKind::Info, format!("Cannot remove replica {r} from ISR of {tp} - leaderAndIsr is empty."));
+            self.clog(
+                out,
+                EventKind::Info,
+                format!("Cannot remove replica {r} from ISR of {tp} - leaderAndIsr is empty."),
+            );
             return;
         };
         if current.controller_epoch > epoch {
@@ -902,11 +977,20 @@ impl Broker {
             ),
             _ => String::new(),
         };
-        self.clog(out, kind, format!("New leader and ISR for partition {tp} is {} (removed replica {r}){why}", leader_isr_json(&state)));
+        self.clog(
+            out,
+            kind,
+            format!("New leader and ISR for partition {tp} is {} (removed replica {r}){why}", leader_isr_json(&state)),
+        );
         self.controller.ctx.leadership.insert(tp.clone(), Cached { state, zk_version: version });
         self.controller.replica_states.insert((tp.clone(), r), ReplicaState::OfflineReplica);
-        let others: Vec<BrokerId> =
-            self.controller.ctx.assignment.get(tp).map(|a| a.iter().copied().filter(|b| *b != r).collect()).unwrap_or_default();
+        let others: Vec<BrokerId> = self
+            .controller
+            .ctx
+            .assignment
+            .get(tp)
+            .map(|a| a.iter().copied().filter(|b| *b != r).collect())
+            .unwrap_or_default();
         self.controller.add_lai(&others, tp);
     }
 }
@@ -940,7 +1024,12 @@ fn readable_brokers(paths: &[String], result: &ZkResult) -> BTreeSet<BrokerId> {
 
 /// `LeaderAndIsr.toString` in 1.0.
 pub fn leader_isr_json(s: &LeaderIsr) -> String {
-    format!("{{\"leader\":{},\"leader_epoch\":{},\"isr\":[{}]}}", s.leader, s.leader_epoch, fmt_ids(s.isr.iter().copied()))
+    format!(
+        "{{\"leader\":{},\"leader_epoch\":{},\"isr\":[{}]}}",
+        s.leader,
+        s.leader_epoch,
+        fmt_ids(s.isr.iter().copied())
+    )
 }
 
 fn short_list(tps: &[TopicPartition]) -> String {

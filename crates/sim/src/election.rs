@@ -53,7 +53,12 @@ pub fn offline_leader(
 /// The new state after taking `replica` out of the ISR, or `None` if it is not in the ISR. If the
 /// replica is the leader *in this state*, the leader becomes -1 (`LeaderAndIsr.NoLeader`): no
 /// election happens here. The last ISR member is kept unless unclean election is enabled.
-pub fn remove_from_isr(current: &LeaderIsr, replica: BrokerId, unclean_allowed: bool, controller_epoch: i32) -> Option<LeaderIsr> {
+pub fn remove_from_isr(
+    current: &LeaderIsr,
+    replica: BrokerId,
+    unclean_allowed: bool,
+    controller_epoch: i32,
+) -> Option<LeaderIsr> {
     if !current.isr.contains(&replica) {
         return None;
     }

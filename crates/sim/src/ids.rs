@@ -49,9 +49,7 @@ impl NodeId {
         } else {
             return Err(format!("'{s}' is not a node name (use zk, b<id> or c<id>)"));
         };
-        let n: u32 = num
-            .parse()
-            .map_err(|_| format!("'{s}' is not a node name (use zk, b<id> or c<id>)"))?;
+        let n: u32 = num.parse().map_err(|_| format!("'{s}' is not a node name (use zk, b<id> or c<id>)"))?;
         Ok(match kind {
             'b' => NodeId::Broker(n as BrokerId),
             _ => NodeId::Client(n),

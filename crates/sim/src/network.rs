@@ -133,10 +133,7 @@ impl Network {
     }
 
     fn set(&mut self, a: NodeId, b: NodeId, dir: Direction, up: bool) -> Result<bool, String> {
-        let l = self
-            .links
-            .get_mut(&key(a, b))
-            .ok_or_else(|| format!("there is no link between {a} and {b}"))?;
+        let l = self.links.get_mut(&key(a, b)).ok_or_else(|| format!("there is no link between {a} and {b}"))?;
         let fwd = a == l.a;
         let (do_ab, do_ba) = match dir {
             Direction::Both => (true, true),
@@ -168,10 +165,7 @@ impl Network {
 
     /// Sets a link's latency.
     pub fn set_latency(&mut self, a: NodeId, b: NodeId, ms: u64) -> Result<(), String> {
-        let l = self
-            .links
-            .get_mut(&key(a, b))
-            .ok_or_else(|| format!("there is no link between {a} and {b}"))?;
+        let l = self.links.get_mut(&key(a, b)).ok_or_else(|| format!("there is no link between {a} and {b}"))?;
         l.latency_ms = ms;
         Ok(())
     }
@@ -180,7 +174,15 @@ impl Network {
     pub fn peers(&self, node: NodeId) -> alloc::vec::Vec<NodeId> {
         self.links
             .values()
-            .filter_map(|l| if l.a == node { Some(l.b) } else if l.b == node { Some(l.a) } else { None })
+            .filter_map(|l| {
+                if l.a == node {
+                    Some(l.b)
+                } else if l.b == node {
+                    Some(l.a)
+                } else {
+                    None
+                }
+            })
             .collect()
     }
 }

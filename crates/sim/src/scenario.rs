@@ -253,10 +253,7 @@ impl Scenario {
             return err(format!("cluster.brokers: broker id {b} is out of range 0..=999"));
         }
         if c.session_timeout_ms < 100 || c.session_timeout_ms > 600_000 {
-            return err(format!(
-                "cluster.session_timeout_ms = {} is out of range 100..=600000",
-                c.session_timeout_ms
-            ));
+            return err(format!("cluster.session_timeout_ms = {} is out of range 100..=600000", c.session_timeout_ms));
         }
         if c.offsets_topic_partitions == 0 || c.offsets_topic_partitions > 200 {
             return err(format!(
@@ -287,7 +284,10 @@ impl Scenario {
         let mut names = BTreeSet::new();
         let mut total = 0u32;
         for (i, t) in topics.iter().enumerate() {
-            if t.name.is_empty() || t.name.len() > 249 || !t.name.chars().all(|ch| ch.is_ascii_alphanumeric() || "._-".contains(ch)) {
+            if t.name.is_empty()
+                || t.name.len() > 249
+                || !t.name.chars().all(|ch| ch.is_ascii_alphanumeric() || "._-".contains(ch))
+            {
                 return err(format!("cluster.topics[{i}].name '{}' is not a legal topic name", t.name));
             }
             if !names.insert(t.name.clone()) {

@@ -45,7 +45,15 @@ impl Timeline {
     /// A timeline at step 0.
     pub fn new(scenario: Scenario, seed: Option<u64>) -> Result<Timeline, ScenarioError> {
         let w = World::with_seed(&scenario, seed.unwrap_or(scenario.seed))?;
-        Ok(Timeline { scenario, worlds: alloc::vec![w], events: Vec::new(), user: Vec::new(), cursor: 0, undo: None, limit: 20_000 })
+        Ok(Timeline {
+            scenario,
+            worlds: alloc::vec![w],
+            events: Vec::new(),
+            user: Vec::new(),
+            cursor: 0,
+            undo: None,
+            limit: 20_000,
+        })
     }
 
     /// The scenario.
@@ -150,7 +158,12 @@ impl Timeline {
     /// (kept for one [`Timeline::undo`]).
     pub fn apply(&mut self, cmd: Command) -> Result<&Event, String> {
         self.world().check_command(&cmd)?;
-        self.undo = Some(Saved { worlds: self.worlds.clone(), events: self.events.clone(), user: self.user.clone(), cursor: self.cursor });
+        self.undo = Some(Saved {
+            worlds: self.worlds.clone(),
+            events: self.events.clone(),
+            user: self.user.clone(),
+            cursor: self.cursor,
+        });
         self.worlds.truncate(self.cursor + 1);
         self.events.truncate(self.cursor);
         let at = self.cursor as u64;

@@ -107,7 +107,13 @@ pub struct LeaderView {
 
 impl LeaderView {
     fn of(s: &LeaderIsr, v: i32) -> Self {
-        LeaderView { leader: s.leader, leader_epoch: s.leader_epoch, isr: s.isr.clone(), controller_epoch: s.controller_epoch, zk_version: v }
+        LeaderView {
+            leader: s.leader,
+            leader_epoch: s.leader_epoch,
+            isr: s.isr.clone(),
+            controller_epoch: s.controller_epoch,
+            zk_version: v,
+        }
     }
 }
 
@@ -359,7 +365,11 @@ impl World {
                 zk_controller: zkc == Some(b.id),
                 acting_controller: b.alive && b.is_active(),
                 controller_epoch: b.controller_epoch,
-                leads: if b.alive { b.partitions.iter().filter(|(_, p)| p.is_leader).map(|(tp, _)| format!("{tp}")).collect() } else { Vec::new() },
+                leads: if b.alive {
+                    b.partitions.iter().filter(|(_, p)| p.is_leader).map(|(tp, _)| format!("{tp}")).collect()
+                } else {
+                    Vec::new()
+                },
                 controller_queue: q,
                 controller_waiting: b.controller.job.as_ref().and_then(|j| j.waiting_on()),
             });
@@ -439,7 +449,12 @@ impl World {
                     let cache = LeaderView::of(&c.state, c.zk_version);
                     let in_flight = b.controller.job.as_ref().and_then(|j| j.writing()) == Some(tp);
                     let differs = !in_flight
-                        && zk.as_ref().map(|z| z.leader != cache.leader || z.isr != cache.isr || z.leader_epoch != cache.leader_epoch).unwrap_or(true);
+                        && zk
+                            .as_ref()
+                            .map(|z| {
+                                z.leader != cache.leader || z.isr != cache.isr || z.leader_epoch != cache.leader_epoch
+                            })
+                            .unwrap_or(true);
                     rows.push(CacheRow { tp: tp.clone(), cache: Some(cache), zk, differs });
                 }
             }
@@ -476,6 +491,11 @@ impl World {
 
 /// One line for a summary table.
 pub fn describe_partition(p: &PartitionView) -> String {
-    let s = LeaderIsr { leader: p.leader, leader_epoch: p.leader_epoch, isr: p.isr.clone(), controller_epoch: p.controller_epoch };
+    let s = LeaderIsr {
+        leader: p.leader,
+        leader_epoch: p.leader_epoch,
+        isr: p.isr.clone(),
+        controller_epoch: p.controller_epoch,
+    };
     format!("{}-{} {} (zkVersion {})", p.topic, p.partition, leader_isr_json(&s), p.zk_version)
 }

@@ -97,7 +97,13 @@ impl StepLog {
         StepLog { node, kind, line, lines: Vec::new() }
     }
     fn finish(self, step: u64, time_ms: u64) -> Event {
-        let best = self.lines.iter().enumerate().filter(|(_, (k, _))| priority(*k) > priority(self.kind)).max_by_key(|(i, (k, _))| (priority(*k), usize::MAX - *i)).map(|(i, _)| i);
+        let best = self
+            .lines
+            .iter()
+            .enumerate()
+            .filter(|(_, (k, _))| priority(*k) > priority(self.kind))
+            .max_by_key(|(i, (k, _))| (priority(*k), usize::MAX - *i))
+            .map(|(i, _)| i);
         let mut details = Vec::new();
         let (kind, line) = match best {
             Some(i) => {
@@ -112,7 +118,16 @@ impl StepLog {
                 (self.kind, self.line)
             }
         };
-        Event { step, time_ms, node: self.node, kind, line, details, alerts_raised: Vec::new(), alerts_cleared: Vec::new() }
+        Event {
+            step,
+            time_ms,
+            node: self.node,
+            kind,
+            line,
+            details,
+            alerts_raised: Vec::new(),
+            alerts_cleared: Vec::new(),
+        }
     }
 }
 
@@ -138,7 +153,11 @@ impl World {
             sessions.insert(b, s);
             zk.seed_node(&format!("/brokers/ids/{b}"), ZData::Broker { id: b }, Some(s));
         }
-        zk.seed_node("/controller", ZData::Controller { broker_id: cfg.controller, timestamp: 0 }, Some(sessions[&cfg.controller]));
+        zk.seed_node(
+            "/controller",
+            ZData::Controller { broker_id: cfg.controller, timestamp: 0 },
+            Some(sessions[&cfg.controller]),
+        );
         for t in &cfg.topics {
             let partitions = cfg.partitions_of(t).map(|tp| (tp.partition, cfg.assignment[tp].clone())).collect();
             zk.seed_node(&format!("/brokers/topics/{t}"), ZData::Assignment { partitions }, None);
@@ -146,7 +165,8 @@ impl World {
         let mut leadership = BTreeMap::new();
         for (tp, replicas) in &cfg.assignment {
             let (le, ver) = cfg.initial[tp];
-            let state = LeaderIsr { leader: replicas[0], leader_epoch: le, isr: replicas.clone(), controller_epoch: epoch };
+            let state =
+                LeaderIsr { leader: replicas[0], leader_epoch: le, isr: replicas.clone(), controller_epoch: epoch };
             zk.seed_node(&tp.state_path(), ZData::PartitionState { state: state.clone() }, None);
             zk.seed_version(&tp.state_path(), ver);
             leadership.insert(tp.clone(), Cached { state, zk_version: ver });
@@ -230,7 +250,10 @@ impl World {
         for c in &cfg.consumers {
             let p = crate::consumer::coordinator_partition(&c.group, cfg.offsets_partitions);
             let coordinator = cfg.assignment.get(&TopicPartition::new(OFFSETS_TOPIC, p)).map(|r| r[0]);
-            consumers.insert(c.id, Rc::new(Consumer::stable(c.id, &c.group, cfg.offsets_partitions, coordinator, cfg.brokers.clone())));
+            consumers.insert(
+                c.id,
+                Rc::new(Consumer::stable(c.id, &c.group, cfg.offsets_partitions, coordinator, cfg.brokers.clone())),
+            );
         }
         let mut queue = Queue::default();
         let mut script: Vec<(usize, &crate::scenario::ScriptEntry)> = scenario.script.iter().enumerate().collect();
@@ -433,7 +456,9 @@ impl World {
             incarnation: self.incarnation(to),
             payload,
         };
-        if matches!(m.payload.category(), "control" | "watch") || matches!(m.payload, Payload::ZkRequest { ref op, .. } if op.is_write()) {
+        if matches!(m.payload.category(), "control" | "watch")
+            || matches!(m.payload, Payload::ZkRequest { ref op, .. } if op.is_write())
+        {
             log.lines.push((EventKind::Info, format!("{from} → {to}: {}", m.payload.label())));
         }
         self.queue.push(m.deliver_ms, Item::Deliver(m));
@@ -471,10 +496,13 @@ impl World {
     // ---- faults -------------------------------------------------------------------------------
 
     fn zk_views(&self) -> BTreeMap<BrokerId, (bool, bool)> {
-        self.brokers.keys().map(|b| {
-            let n = NodeId::Broker(*b);
-            (*b, (self.net.is_up(n, NodeId::Zk), self.net.both_up(n, NodeId::Zk)))
-        }).collect()
+        self.brokers
+            .keys()
+            .map(|b| {
+                let n = NodeId::Broker(*b);
+                (*b, (self.net.is_up(n, NodeId::Zk), self.net.both_up(n, NodeId::Zk)))
+            })
+            .collect()
     }
 
     fn apply_inner(&mut self, cmd: &Command) -> StepLog {
@@ -546,7 +574,10 @@ impl World {
             let br = self.broker_mut(b);
             br.alive = false;
         }
-        log.lines.push((EventKind::Process, format!("[KafkaServer id={b}] process killed; its ZooKeeper session lives until it times out")));
+        log.lines.push((
+            EventKind::Process,
+            format!("[KafkaServer id={b}] process killed; its ZooKeeper session lives until it times out"),
+        ));
         if let Some(s) = session {
             Rc::make_mut(&mut self.zk).touch(s, self.now);
             let t = self.cfg.session_timeout_ms;
@@ -555,7 +586,12 @@ impl World {
         self.isr_check_pending.remove(&b);
     }
 
-    fn after_link_change(&mut self, before_zk: &BTreeMap<BrokerId, (bool, bool)>, before: &BTreeMap<(NodeId, NodeId), bool>, log: &mut StepLog) {
+    fn after_link_change(
+        &mut self,
+        before_zk: &BTreeMap<BrokerId, (bool, bool)>,
+        before: &BTreeMap<(NodeId, NodeId), bool>,
+        log: &mut StepLog,
+    ) {
         let after_zk = self.zk_views();
         let ids: Vec<BrokerId> = self.brokers.keys().copied().collect();
         for b in ids {
@@ -621,7 +657,11 @@ impl World {
     fn deliver(&mut self, m: Message) -> StepLog {
         let label = m.payload.label();
         if let Some(reason) = self.drop_reason(&m) {
-            let mut log = StepLog::new(m.to, EventKind::MessageDropped, format!("DROPPED {} → {}: {label} ({reason})", m.from, m.to));
+            let mut log = StepLog::new(
+                m.to,
+                EventKind::MessageDropped,
+                format!("DROPPED {} → {}: {label} ({reason})", m.from, m.to),
+            );
             self.on_dropped(&m, &mut log);
             self.last_dropped.push(m);
             return log;
@@ -642,7 +682,8 @@ impl World {
 
     fn on_dropped(&mut self, m: &Message, log: &mut StepLog) {
         match (&m.payload, m.from, m.to) {
-            (Payload::ZkRequest { session, xid, .. }, NodeId::Broker(b), _) | (Payload::ZkResponse { session, xid, .. }, _, NodeId::Broker(b)) => {
+            (Payload::ZkRequest { session, xid, .. }, NodeId::Broker(b), _)
+            | (Payload::ZkResponse { session, xid, .. }, _, NodeId::Broker(b)) => {
                 let (b, s, x) = (b, *session, *xid);
                 if self.brokers[&b].alive && self.brokers[&b].zk.session == Some(s) {
                     self.broker_mut(b).zk.lost(x);
@@ -651,15 +692,22 @@ impl World {
             (Payload::ZkWatch { event }, _, _) => {
                 if self.zk.is_live(event.session) {
                     self.held_watches.entry(event.session).or_default().push(event.clone());
-                    log.lines.push((EventKind::Info, format!("zk holds the notification for session 0x{:x} until it reconnects", event.session)));
+                    log.lines.push((
+                        EventKind::Info,
+                        format!("zk holds the notification for session 0x{:x} until it reconnects", event.session),
+                    ));
                 }
             }
             (Payload::LeaderAndIsr { .. } | Payload::UpdateMetadata { .. }, NodeId::Broker(x), NodeId::Broker(y)) => {
                 let alive_target = self.brokers[&y].alive && self.brokers[&y].incarnation == m.incarnation;
                 let sender = &self.brokers[&x];
-                if alive_target && sender.alive && sender.is_active() && sender.controller.ctx.live_brokers.contains(&y) {
+                if alive_target && sender.alive && sender.is_active() && sender.controller.ctx.live_brokers.contains(&y)
+                {
                     self.broker_mut(x).controller.hold(y, m.payload.clone());
-                    log.lines.push((EventKind::Info, format!("controller {x} will resend it when the link heals (RequestSendThread retries)")));
+                    log.lines.push((
+                        EventKind::Info,
+                        format!("controller {x} will resend it when the link heals (RequestSendThread retries)"),
+                    ));
                 }
             }
             _ => {}
@@ -703,8 +751,11 @@ impl World {
                     _ => 0,
                 };
                 let (result, events) = Rc::make_mut(&mut self.zk).apply(session, &op, self.now);
-                log.line = format!("zk: {} from {from} (session 0x{session:x}) → {}", op.describe(), result_summary(&result));
-                if let (ZkOp::SetData { data: ZData::PartitionState { state }, path, .. }, ZkResult::Written { .. }) = (&op, &result) {
+                log.line =
+                    format!("zk: {} from {from} (session 0x{session:x}) → {}", op.describe(), result_summary(&result));
+                if let (ZkOp::SetData { data: ZData::PartitionState { state }, path, .. }, ZkResult::Written { .. }) =
+                    (&op, &result)
+                {
                     if state.controller_epoch < current_epoch {
                         log.lines.push((
                             EventKind::LeaderChange,
@@ -843,7 +894,10 @@ impl World {
         }
         let due = s.last_heard_ms + s.timeout_ms;
         if self.now < due {
-            log.line = format!("zk: session 0x{session:x} of {} was heard from at {} ms; expiry check moved", s.owner, s.last_heard_ms);
+            log.line = format!(
+                "zk: session 0x{session:x} of {} was heard from at {} ms; expiry check moved",
+                s.owner, s.last_heard_ms
+            );
             self.schedule_timer(NodeId::Zk, due - self.now, Timer::SessionExpiry { session });
             return;
         }
@@ -865,7 +919,8 @@ impl World {
             .iter()
             .map(|(id, b)| {
                 let up = b.alive && self.net.both_up(NodeId::Broker(leader), NodeId::Broker(*id));
-                let follows = b.partitions.iter().filter(|(_, p)| !p.is_leader).map(|(tp, p)| (tp.clone(), p.leader)).collect();
+                let follows =
+                    b.partitions.iter().filter(|(_, p)| !p.is_leader).map(|(tp, p)| (tp.clone(), p.leader)).collect();
                 (*id, (up, follows))
             })
             .collect();
@@ -883,7 +938,11 @@ impl World {
                 continue;
             }
             let Some(coord) = c.coordinator else { continue };
-            let healthy = self.brokers.get(&coord).map(|b| b.alive && b.owned_offsets_partitions.contains(&c.partition)).unwrap_or(false)
+            let healthy = self
+                .brokers
+                .get(&coord)
+                .map(|b| b.alive && b.owned_offsets_partitions.contains(&c.partition))
+                .unwrap_or(false)
                 && self.net.both_up(NodeId::Client(id), NodeId::Broker(coord));
             if !healthy {
                 Rc::make_mut(self.consumers.get_mut(&id).expect("known")).heartbeat_scheduled = true;
@@ -926,7 +985,9 @@ fn result_summary(r: &ZkResult) -> String {
         ZkResult::Exists { stat: Some(s) } => format!("exists (version {})", s.version),
         ZkResult::Exists { stat: None } => String::from("does not exist"),
         ZkResult::Children { names } => format!("[{}]", names.join(",")),
-        ZkResult::DataMany { items } => format!("{} of {} nodes read", items.iter().filter(|i| i.is_some()).count(), items.len()),
+        ZkResult::DataMany { items } => {
+            format!("{} of {} nodes read", items.iter().filter(|i| i.is_some()).count(), items.len())
+        }
         ZkResult::MultiOk => String::from("multi ok"),
         ZkResult::Error { code } => format!("error {}", code.name()),
     }

@@ -77,13 +77,7 @@ pub struct ZkClient {
 
 impl Default for ZkClient {
     fn default() -> Self {
-        ZkClient {
-            session: None,
-            state: ConnState::Connecting,
-            outstanding: BTreeMap::new(),
-            next_xid: 1,
-            conn_gen: 0,
-        }
+        ZkClient { session: None, state: ConnState::Connecting, outstanding: BTreeMap::new(), next_xid: 1, conn_gen: 0 }
     }
 }
 

@@ -451,10 +451,8 @@ impl ZkServer {
     pub fn open_session(&mut self, owner: NodeId, timeout_ms: u64, now: u64) -> SessionId {
         self.next_session += 1;
         let id = self.next_session;
-        self.sessions.insert(
-            id,
-            Session { id, owner, timeout_ms, last_heard_ms: now, created_ms: now, expired: false },
-        );
+        self.sessions
+            .insert(id, Session { id, owner, timeout_ms, last_heard_ms: now, created_ms: now, expired: false });
         id
     }
 
@@ -495,12 +493,8 @@ impl ZkServer {
         } else {
             return (deleted, events);
         }
-        let owned: Vec<String> = self
-            .nodes
-            .iter()
-            .filter(|(_, n)| n.stat.ephemeral_owner == Some(id))
-            .map(|(p, _)| p.clone())
-            .collect();
+        let owned: Vec<String> =
+            self.nodes.iter().filter(|(_, n)| n.stat.ephemeral_owner == Some(id)).map(|(p, _)| p.clone()).collect();
         for p in owned {
             self.zxid += 1;
             self.remove_node(&p, &mut events);
@@ -577,7 +571,13 @@ impl ZkServer {
                     acc.clone(),
                     Znode {
                         data: ZData::Empty,
-                        stat: Stat { version: 0, cversion: 0, czxid: self.zxid, mzxid: self.zxid, ephemeral_owner: None },
+                        stat: Stat {
+                            version: 0,
+                            cversion: 0,
+                            czxid: self.zxid,
+                            mzxid: self.zxid,
+                            ephemeral_owner: None,
+                        },
                     },
                 );
             }
@@ -796,10 +796,14 @@ mod tests {
         assert_eq!(deleted, vec![String::from("/brokers/ids/1"), String::from("/controller")]);
         assert!(zk.get("/controller").is_none());
         // The child watch fired on the create already (one-shot), the data watch fires on delete.
-        assert_eq!(events, vec![WatchEvent { session: b, path: "/controller".into(), kind: WatchEventType::NodeDeleted }]);
-        assert_eq!(zk.apply(a, &ZkOp::GetData { path: "/".into(), watch: false }, 4).0, ZkResult::Error {
-            code: ZkError::SessionExpired
-        });
+        assert_eq!(
+            events,
+            vec![WatchEvent { session: b, path: "/controller".into(), kind: WatchEventType::NodeDeleted }]
+        );
+        assert_eq!(
+            zk.apply(a, &ZkOp::GetData { path: "/".into(), watch: false }, 4).0,
+            ZkResult::Error { code: ZkError::SessionExpired }
+        );
     }
 
     #[test]
@@ -843,10 +847,10 @@ mod tests {
         };
         zk.apply(a, &op, 1);
         zk.apply(a, &op, 2);
-        assert_eq!(zk.children("/isr_change_notification"), vec![
-            String::from("isr_change_0000000000"),
-            String::from("isr_change_0000000001")
-        ]);
+        assert_eq!(
+            zk.children("/isr_change_notification"),
+            vec![String::from("isr_change_0000000000"), String::from("isr_change_0000000001")]
+        );
         assert_eq!(zk.children("/brokers"), vec![String::from("ids")]);
         assert_eq!(zk.apply(a, &create("/nope/x", false), 3).0, ZkResult::Error { code: ZkError::NoNode });
     }
