@@ -50,8 +50,14 @@ fn seed_incident_ends_with_leader_minus_one_and_a_stuck_consumer() {
     assert_eq!(w.acting_controllers(), vec![2], "broker 2 is the only acting controller");
     assert_eq!(w.zk_controller(), Some(2));
     let c = &w.consumer_views()[0];
-    assert_eq!((c.group.as_str(), c.coordinator_partition, c.status.as_str()), ("payments-group", 3, "coordinator_not_available"));
-    assert!(w.alerts().iter().any(|a| a.kind == AlertKind::LeaderlessWithLiveIsr && a.message.contains("__consumer_offsets-3 ")));
+    assert_eq!(
+        (c.group.as_str(), c.coordinator_partition, c.status.as_str()),
+        ("payments-group", 3, "coordinator_not_available")
+    );
+    assert!(w
+        .alerts()
+        .iter()
+        .any(|a| a.kind == AlertKind::LeaderlessWithLiveIsr && a.message.contains("__consumer_offsets-3 ")));
     assert!(w.alerts().iter().any(|a| a.kind == AlertKind::NoCoordinator));
 
     // The story, beat by beat, in order.
@@ -69,13 +75,29 @@ fn seed_incident_ends_with_leader_minus_one_and_a_stuck_consumer() {
     let lost = find(saw, NodeId::Zk, "DROPPED b1 → zk: setData /brokers/topics/__consumer_offsets/partitions/3/state");
     let e2 = find(lost, b2, "successfully elected as the controller");
     let loaded = find(e2, b2, "__consumer_offsets-3: {\"leader\":3,\"leader_epoch\":13,\"isr\":[3,1,2]}");
-    let landed = find(loaded, NodeId::Zk, "a deposed controller's decision {\"leader\":1,\"leader_epoch\":14,\"isr\":[1,2]}");
+    let landed =
+        find(loaded, NodeId::Zk, "a deposed controller's decision {\"leader\":1,\"leader_epoch\":14,\"isr\":[1,2]}");
     let resigned = find(landed, b1, "Broker 1 resigned as the controller");
-    let minus1 = find(resigned, b2, "New leader and ISR for partition __consumer_offsets-3 is {\"leader\":-1,\"leader_epoch\":15,\"isr\":[2]}");
+    let minus1 = find(
+        resigned,
+        b2,
+        "New leader and ISR for partition __consumer_offsets-3 is {\"leader\":-1,\"leader_epoch\":15,\"isr\":[2]}",
+    );
     let stuck = find(minus1, NodeId::Client(1), "COORDINATOR_NOT_AVAILABLE");
-    assert!(e1 < saw && saw < lost && lost < e2 && e2 < loaded && loaded < landed && landed < resigned && resigned < minus1 && minus1 < stuck);
+    assert!(
+        e1 < saw
+            && saw < lost
+            && lost < e2
+            && e2 < loaded
+            && loaded < landed
+            && landed < resigned
+            && resigned < minus1
+            && minus1 < stuck
+    );
     // Broker 2 ran no election for partition 3 at its failover.
-    assert!(!events[e2..landed].iter().any(|e| e.node == b2 && e.line.contains("for offline partition __consumer_offsets-3 ")));
+    assert!(!events[e2..landed]
+        .iter()
+        .any(|e| e.node == b2 && e.line.contains("for offline partition __consumer_offsets-3 ")));
     // The split brain is visible while broker 1 acts after broker 2 took over.
     assert!(events[e2..=resigned].iter().any(|e| e.alerts_raised.iter().any(|a| a.contains("act as controller: 1,2"))));
     // Broker 3, the stale leader, cannot change the ISR any more.
@@ -91,7 +113,8 @@ fn a_bare_startup_does_not_heal_but_a_failure_seen_by_the_controller_does() {
     let mut w = world("seed-incident-recovery");
     let events = run_to_end(&mut w);
     let mentions = |e: &splitbrain_sim::Event, s: &str| e.line.contains(s) || e.details.iter().any(|d| d.contains(s));
-    let startup = events.iter().rposition(|e| mentions(e, "New broker startup callback for 1")).expect("b1 startup handled");
+    let startup =
+        events.iter().rposition(|e| mentions(e, "New broker startup callback for 1")).expect("b1 startup handled");
     let failure = events.iter().position(|e| mentions(e, "deleted brokers: 3")).expect("b3 failure handled");
     assert!(startup < failure);
     // Between broker 1's startup and broker 3's failure, partition 3 is still leaderless.

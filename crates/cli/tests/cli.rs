@@ -1,0 +1,146 @@
+//! The CLI contract: `scenarios`, `run` (text and `--json`), `coordinator`, and exit status 2 with a
+//! one-line error for bad input.
+use std::process::{Command, Output};
+
+fn sb(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_splitbrain")).args(args).output().expect("binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn final_state(o: &Output) -> serde_json::Value {
+    let out = stdout(o);
+    let last = out.lines().last().expect("output");
+    let v: serde_json::Value = serde_json::from_str(last).expect("last line is JSON");
+    v["final"].clone()
+}
+
+#[test]
+fn scenarios_lists_the_built_ins() {
+    let o = sb(&["scenarios"]);
+    assert!(o.status.success());
+    for name in ["seed-incident", "seed-incident-recovery", "clean-failover"] {
+        assert!(stdout(&o).lines().any(|l| l.starts_with(name)), "{name} missing");
+    }
+}
+
+#[test]
+fn run_seed_incident_json_ends_at_leader_minus_one_with_a_stuck_consumer() {
+    let o = sb(&["run", "seed-incident", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    for l in &lines[..lines.len() - 1] {
+        let e: serde_json::Value = serde_json::from_str(l).expect("each event line is JSON");
+        assert!(e["step"].is_u64() && e["time_ms"].is_u64() && e["node"].is_string() && e["line"].is_string());
+    }
+    let f = final_state(&o);
+    let p3 = f["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["topic"] == "__consumer_offsets" && p["partition"] == 3)
+        .expect("partition 3")
+        .clone();
+    assert_eq!(p3["leader"], -1);
+    assert_eq!(p3["isr"], serde_json::json!([2]));
+    assert_eq!(p3["leader_epoch"], 15);
+    assert_eq!(f["zk_controller"], 2);
+    assert_eq!(f["acting_controllers"], serde_json::json!([2]));
+    let c = &f["consumers"][0];
+    assert_eq!(
+        (c["group"].as_str(), c["coordinator_partition"].as_u64(), c["status"].as_str()),
+        (Some("payments-group"), Some(3), Some("coordinator_not_available"))
+    );
+    assert!(f["alerts"].as_array().unwrap().iter().any(|a| a["kind"] == "no_coordinator"));
+}
+
+#[test]
+fn healthy_scenario_leads_every_partition() {
+    let f = final_state(&sb(&["run", "clean-failover", "--json"]));
+    assert!(f["partitions"].as_array().unwrap().iter().all(|p| p["leader"].as_i64().unwrap() >= 0));
+    assert_eq!(f["alerts"], serde_json::json!([]));
+}
+
+#[test]
+fn text_run_and_until_ms_stop_early() {
+    let o = sb(&["run", "seed-incident", "--until-ms", "20000"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert!(out.contains("1 successfully elected as the controller"));
+    assert!(!out.contains("2 successfully elected"), "stopped before broker 2's election");
+    assert!(out.contains("== seed-incident (seed 1)"));
+}
+
+#[test]
+fn seed_changes_the_trace_and_same_seed_repeats_it() {
+    let a = stdout(&sb(&["run", "seed-incident", "--json", "--seed", "5"]));
+    let b = stdout(&sb(&["run", "seed-incident", "--json", "--seed", "5"]));
+    let c = stdout(&sb(&["run", "seed-incident", "--json"]));
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+}
+
+#[test]
+fn coordinator_prints_the_partition_alone() {
+    for (g, p) in [("payments-group", "3"), ("my-group", "12"), ("polygenelubricants", "0"), ("消费组", "35")] {
+        let o = sb(&["coordinator", g]);
+        assert!(o.status.success());
+        assert_eq!(stdout(&o).trim(), p, "group {g}");
+    }
+    assert_eq!(stdout(&sb(&["coordinator", "my-group", "--partitions", "7"])).trim(), "1");
+}
+
+fn assert_bad(args: &[&str], needle: &str) {
+    let o = sb(args);
+    assert_eq!(o.status.code(), Some(2), "{args:?} should exit 2");
+    let e = stderr(&o);
+    assert!(e.contains(needle), "{args:?}: error {e:?} should mention {needle:?}");
+    assert!(!e.contains("panicked"), "{args:?} panicked: {e}");
+}
+
+#[test]
+fn bad_input_exits_2_with_a_clear_message() {
+    let dir = std::env::temp_dir().join(format!("splitbrain-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    assert_bad(&["run", "no-such-scenario"], "unknown scenario 'no-such-scenario'");
+    assert_bad(&["run", &write("broken.json", "{\"name\": ")], "invalid scenario JSON");
+    assert_bad(
+        &["run", &write("nobrokers.json", r#"{"name":"x","cluster":{"brokers":[]}}"#)],
+        "cluster.brokers is empty",
+    );
+    let unknown =
+        r#"{"name":"x","cluster":{"brokers":[1,2,3]},"script":[{"at_ms":5,"do":{"op":"cut","a":"b7","b":"zk"}}]}"#;
+    assert_bad(&["run", &write("unknown.json", unknown)], "unknown node b7");
+    let impossible = r#"{"name":"x","cluster":{"brokers":[1]},"consumers":[{"group":"g"}],"script":[{"at_ms":5,"do":{"op":"cut","a":"c1","b":"zk"}}]}"#;
+    assert_bad(&["run", &write("impossible.json", impossible)], "clients only talk to brokers");
+    assert_bad(&["run", &dir.join("missing.json").to_string_lossy()], "cannot read scenario file");
+    assert_bad(&["run", "seed-incident", "--seed", "x"], "--seed expects a non-negative integer");
+    assert_bad(&["run", "seed-incident", "--wat"], "unknown option '--wat'");
+    assert_bad(&["coordinator"], "coordinator needs a group id");
+    assert_bad(&["coordinator", "g", "--partitions", "0"], "--partitions must be at least 1");
+    assert_bad(&["frobnicate"], "unknown command 'frobnicate'");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_exported_scenario_file_runs_like_the_built_in() {
+    let json = splitbrain_sim::scenario::builtins().into_iter().find(|(n, _)| *n == "seed-incident").unwrap().1;
+    let p = std::env::temp_dir().join(format!("splitbrain-seed-{}.json", std::process::id()));
+    std::fs::write(&p, json).unwrap();
+    let a = stdout(&sb(&["run", "seed-incident", "--json"]));
+    let b = stdout(&sb(&["run", &p.to_string_lossy(), "--json"]));
+    assert_eq!(a, b);
+    let _ = std::fs::remove_file(p);
+}
