@@ -243,6 +243,17 @@ else
 fi
 step_done
 
+# A target without std proves splitbrain-sim is really no_std (wasm32-unknown-unknown has std).
+# Best effort: when rustup cannot download it, test.sh says so and skips that one check.
+step "wasm32v1-none target (no_std check, optional)"
+if (unset RUSTUP_TOOLCHAIN; rustup target list --installed 2>/dev/null) | grep -qx wasm32v1-none; then
+  log "rustup target wasm32v1-none already installed"
+else
+  (unset RUSTUP_TOOLCHAIN; run timeout 180 rustup target add wasm32v1-none) \
+    || warn "rustup could not add wasm32v1-none; the no_std build check will be skipped"
+fi
+step_done
+
 # ---------------------------------------------------------------------------
 # 2. wasm-bindgen-cli (version must equal the wasm-bindgen crate in Cargo.lock)
 # ---------------------------------------------------------------------------

@@ -5,7 +5,7 @@
 #   SKIP_SETUP=1 scripts/test.sh    skip scripts/setup.sh
 #   CLIPPY_STRICT=1                 clippy with -D warnings
 #   scripts/test.sh native e2e      only the named stages (keys: setup fmt clippy
-#                                   native sim-wasm sim-wasm-test app-wasm-test
+#                                   native no-std sim-wasm sim-wasm-test app-wasm-test
 #                                   trunk size e2e)
 #
 # Stages: setup, rustfmt, clippy, native cargo test (all but the web app),
@@ -29,7 +29,7 @@ x() { printf '  $ %s\n' "$*"; "$@"; }
 ONLY=("$@")
 for k in "${ONLY[@]}"; do
   case "$k" in
-    setup | fmt | clippy | native | sim-wasm | sim-wasm-test | app-wasm-test | trunk | size | e2e) ;;
+    setup | fmt | clippy | native | no-std | sim-wasm | sim-wasm-test | app-wasm-test | trunk | size | e2e) ;;
     *) echo "test.sh: unknown stage '$k' (see the header of $0)" >&2; exit 2 ;;
   esac
 done
@@ -160,6 +160,15 @@ stage_native_tests() {
   x cargo test --workspace --exclude splitbrain-app
 }
 
+stage_no_std() {
+  need_workspace
+  native_env
+  if ! rustup target list --installed 2>/dev/null | grep -qx wasm32v1-none; then
+    skip "target wasm32v1-none is not installed (rustup could not download it); no_std not checked"
+  fi
+  x cargo build -p splitbrain-sim --target wasm32v1-none
+}
+
 stage_sim_wasm_build() {
   need_workspace
   with_wasm_env x cargo build -p splitbrain-sim --target wasm32-unknown-unknown
@@ -204,6 +213,7 @@ run_stage setup "setup (scripts/setup.sh)" stage_setup
 run_stage fmt "rustfmt (cargo fmt --check)" stage_fmt
 run_stage clippy "clippy" stage_clippy
 run_stage native "native tests (cargo test --workspace --exclude splitbrain-app)" stage_native_tests
+run_stage no-std "splitbrain-sim without std (cargo build --target wasm32v1-none)" stage_no_std
 run_stage sim-wasm "splitbrain-sim on wasm32 (cargo build --target wasm32-unknown-unknown)" stage_sim_wasm_build
 run_stage sim-wasm-test "wasm-bindgen-test crates/sim (headless Chromium)" stage_sim_wasm_tests
 run_stage app-wasm-test "wasm-bindgen-test crates/app (headless Chromium)" stage_app_wasm_tests
