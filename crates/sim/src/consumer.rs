@@ -228,10 +228,10 @@ impl Consumer {
     /// Timers.
     pub fn on_timer(&mut self, t: &Timer, out: &mut Outbox) {
         match t {
-            Timer::ConsumerRetry => {
-                if self.status == ConsumerStatus::CoordinatorNotAvailable && self.pending.is_none() {
-                    self.find(out)
-                }
+            Timer::ConsumerRetry
+                if self.status == ConsumerStatus::CoordinatorNotAvailable && self.pending.is_none() =>
+            {
+                self.find(out)
             }
             Timer::ConsumerTimeout { corr } if Some(*corr) == self.pending => {
                 self.pending = None;

@@ -689,14 +689,12 @@ impl World {
                     self.broker_mut(b).zk.lost(x);
                 }
             }
-            (Payload::ZkWatch { event }, _, _) => {
-                if self.zk.is_live(event.session) {
-                    self.held_watches.entry(event.session).or_default().push(event.clone());
-                    log.lines.push((
-                        EventKind::Info,
-                        format!("zk holds the notification for session 0x{:x} until it reconnects", event.session),
-                    ));
-                }
+            (Payload::ZkWatch { event }, _, _) if self.zk.is_live(event.session) => {
+                self.held_watches.entry(event.session).or_default().push(event.clone());
+                log.lines.push((
+                    EventKind::Info,
+                    format!("zk holds the notification for session 0x{:x} until it reconnects", event.session),
+                ));
             }
             (Payload::LeaderAndIsr { .. } | Payload::UpdateMetadata { .. }, NodeId::Broker(x), NodeId::Broker(y)) => {
                 let alive_target = self.brokers[&y].alive && self.brokers[&y].incarnation == m.incarnation;
@@ -913,20 +911,26 @@ impl World {
         self.notify(events, log);
     }
 
+    /// Is follower `r` fetching from `leader` for `tp` (alive, linked both ways, following it)?
+    fn in_sync(&self, leader: BrokerId, tp: &TopicPartition, r: BrokerId) -> bool {
+        self.brokers.get(&r).is_some_and(|b| {
+            b.alive
+                && b.partitions.get(tp).is_some_and(|p| !p.is_leader && p.leader == leader)
+                && self.net.both_up(NodeId::Broker(leader), NodeId::Broker(r))
+        })
+    }
+
+    /// `in_sync` for every replica of the partitions `leader` leads, as an owned predicate.
     fn in_sync_fn(&self, leader: BrokerId) -> impl Fn(&TopicPartition, BrokerId) -> bool {
-        let followers: BTreeMap<BrokerId, (bool, BTreeMap<TopicPartition, BrokerId>)> = self
-            .brokers
-            .iter()
-            .map(|(id, b)| {
-                let up = b.alive && self.net.both_up(NodeId::Broker(leader), NodeId::Broker(*id));
-                let follows =
-                    b.partitions.iter().filter(|(_, p)| !p.is_leader).map(|(tp, p)| (tp.clone(), p.leader)).collect();
-                (*id, (up, follows))
-            })
-            .collect();
-        move |tp: &TopicPartition, r: BrokerId| {
-            followers.get(&r).map(|(up, f)| *up && f.get(tp) == Some(&leader)).unwrap_or(false)
+        let mut yes: BTreeSet<(TopicPartition, BrokerId)> = BTreeSet::new();
+        for (tp, p) in self.brokers[&leader].partitions.iter().filter(|(_, p)| p.is_leader) {
+            for r in &p.replicas {
+                if self.in_sync(leader, tp, *r) {
+                    yes.insert((tp.clone(), *r));
+                }
+            }
         }
+        move |tp: &TopicPartition, r: BrokerId| yes.contains(&(tp.clone(), r))
     }
 
     fn post_step(&mut self) {
@@ -956,8 +960,7 @@ impl World {
             if !self.brokers[&b].alive || self.isr_check_pending.contains(&b) {
                 continue;
             }
-            let in_sync = self.in_sync_fn(b);
-            let changes = self.brokers[&b].desired_isr(&in_sync);
+            let changes = self.brokers[&b].desired_isr(&|tp, r| self.in_sync(b, tp, r));
             if changes.is_empty() {
                 continue;
             }

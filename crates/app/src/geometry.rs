@@ -1,0 +1,284 @@
+//! Pure geometry for the graph: where nodes go, where a link's visible segment runs, and which
+//! links a drawn stroke crosses. No browser types here, so it is unit-tested natively and on wasm.
+use splitbrain_sim::NodeId;
+
+/// A point in SVG user units.
+#[derive(Clone, Copy, PartialEq, Debug, Default)]
+pub struct Pt {
+    /// x.
+    pub x: f64,
+    /// y.
+    pub y: f64,
+}
+
+impl Pt {
+    /// A point.
+    pub const fn new(x: f64, y: f64) -> Pt {
+        Pt { x, y }
+    }
+    /// Linear interpolation from `self` to `o` at `t` in 0..=1.
+    pub fn lerp(self, o: Pt, t: f64) -> Pt {
+        Pt::new(self.x + (o.x - self.x) * t, self.y + (o.y - self.y) * t)
+    }
+    /// Distance.
+    pub fn dist(self, o: Pt) -> f64 {
+        ((self.x - o.x).powi(2) + (self.y - o.y).powi(2)).sqrt()
+    }
+}
+
+/// An axis-aligned box centred on `c`.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct BoxShape {
+    /// Centre.
+    pub c: Pt,
+    /// Half width.
+    pub hw: f64,
+    /// Half height.
+    pub hh: f64,
+}
+
+impl BoxShape {
+    /// True when the two boxes overlap or come closer than `gap` on both axes.
+    pub fn overlaps(&self, o: &BoxShape, gap: f64) -> bool {
+        (self.c.x - o.c.x).abs() < self.hw + o.hw + gap && (self.c.y - o.c.y).abs() < self.hh + o.hh + gap
+    }
+    /// Inside the rectangle [0,w]×[0,h] with a margin.
+    pub fn inside(&self, w: f64, h: f64, margin: f64) -> bool {
+        self.c.x - self.hw >= margin
+            && self.c.y - self.hh >= margin
+            && self.c.x + self.hw <= w - margin
+            && self.c.y + self.hh <= h - margin
+    }
+    /// Where the segment from the centre towards `to` leaves the box.
+    pub fn exit_towards(&self, to: Pt) -> Pt {
+        let (dx, dy) = (to.x - self.c.x, to.y - self.c.y);
+        if dx == 0.0 && dy == 0.0 {
+            return self.c;
+        }
+        let tx = if dx != 0.0 { self.hw / dx.abs() } else { f64::INFINITY };
+        let ty = if dy != 0.0 { self.hh / dy.abs() } else { f64::INFINITY };
+        let t = tx.min(ty).min(1.0);
+        Pt::new(self.c.x + dx * t, self.c.y + dy * t)
+    }
+}
+
+/// Width of the drawing in user units.
+pub const VIEW_W: f64 = 680.0;
+/// Height of the drawing in user units.
+pub const VIEW_H: f64 = 480.0;
+/// Broker box half width / half height.
+pub const BROKER_HW: f64 = 58.0;
+/// Broker box half height.
+pub const BROKER_HH: f64 = 36.0;
+/// ZooKeeper box half sizes.
+pub const ZK_HW: f64 = 56.0;
+/// ZooKeeper box half height.
+pub const ZK_HH: f64 = 26.0;
+/// Client box half sizes.
+pub const CLIENT_HW: f64 = 72.0;
+/// Client box half height.
+pub const CLIENT_HH: f64 = 30.0;
+
+/// Node positions for a cluster.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Layout {
+    /// Every node with its box.
+    pub nodes: Vec<(NodeId, BoxShape)>,
+}
+
+impl Layout {
+    /// Brokers on a circle around ZooKeeper; clients on the right, outside the circle. Broker
+    /// order is the order given (the first broker at the top, then clockwise).
+    pub fn new(brokers: &[i32], clients: &[u32]) -> Layout {
+        let n = brokers.len().max(1);
+        let cx = 272.0;
+        let cy = VIEW_H / 2.0;
+        // Radii of the ring (an ellipse uses the wide drawing better): large enough that
+        // neighbours on the ring never touch (checked for 1..=9 brokers in the tests).
+        let (rx, ry) = match n {
+            0..=3 => (160.0, 140.0),
+            4..=5 => (170.0, 150.0),
+            6..=7 => (190.0, 170.0),
+            _ => (200.0, 188.0),
+        };
+        let mut nodes = vec![(NodeId::Zk, BoxShape { c: Pt::new(cx, cy), hw: ZK_HW, hh: ZK_HH })];
+        for (i, b) in brokers.iter().enumerate() {
+            // Start at the top and go clockwise (two brokers sit left and right).
+            let a = -core::f64::consts::FRAC_PI_2
+                + (i as f64) * core::f64::consts::TAU / n as f64
+                + if n == 2 { core::f64::consts::FRAC_PI_2 } else { 0.0 };
+            let c = Pt::new(cx + rx * a.cos(), cy + ry * a.sin());
+            nodes.push((NodeId::Broker(*b), BoxShape { c, hw: BROKER_HW, hh: BROKER_HH }));
+        }
+        let k = clients.len().max(1) as f64;
+        for (j, c) in clients.iter().enumerate() {
+            let y = VIEW_H * (j as f64 + 1.0) / (k + 1.0) + if clients.len() == 1 { 150.0 } else { 0.0 };
+            let y = y.min(VIEW_H - CLIENT_HH - 6.0);
+            nodes.push((
+                NodeId::Client(*c),
+                BoxShape { c: Pt::new(VIEW_W - CLIENT_HW - 6.0, y), hw: CLIENT_HW, hh: CLIENT_HH },
+            ));
+        }
+        Layout { nodes }
+    }
+
+    /// The box of a node.
+    pub fn get(&self, id: NodeId) -> Option<&BoxShape> {
+        self.nodes.iter().find(|(n, _)| *n == id).map(|(_, b)| b)
+    }
+
+    /// The visible part of the link a–b: from the edge of one box to the edge of the other.
+    pub fn link_segment(&self, a: NodeId, b: NodeId) -> Option<(Pt, Pt)> {
+        let (ba, bb) = (self.get(a)?, self.get(b)?);
+        Some((ba.exit_towards(bb.c), bb.exit_towards(ba.c)))
+    }
+}
+
+fn orient(a: Pt, b: Pt, c: Pt) -> f64 {
+    (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x)
+}
+
+fn on_segment(a: Pt, b: Pt, p: Pt) -> bool {
+    p.x >= a.x.min(b.x) - 1e-9 && p.x <= a.x.max(b.x) + 1e-9 && p.y >= a.y.min(b.y) - 1e-9 && p.y <= a.y.max(b.y) + 1e-9
+}
+
+/// True when segment p1–p2 and segment q1–q2 share a point (touching counts).
+pub fn segments_cross(p1: Pt, p2: Pt, q1: Pt, q2: Pt) -> bool {
+    let d1 = orient(q1, q2, p1);
+    let d2 = orient(q1, q2, p2);
+    let d3 = orient(p1, p2, q1);
+    let d4 = orient(p1, p2, q2);
+    if ((d1 > 0.0 && d2 < 0.0) || (d1 < 0.0 && d2 > 0.0)) && ((d3 > 0.0 && d4 < 0.0) || (d3 < 0.0 && d4 > 0.0)) {
+        return true;
+    }
+    (d1 == 0.0 && on_segment(q1, q2, p1))
+        || (d2 == 0.0 && on_segment(q1, q2, p2))
+        || (d3 == 0.0 && on_segment(p1, p2, q1))
+        || (d4 == 0.0 && on_segment(p1, p2, q2))
+}
+
+/// True when the polyline `stroke` crosses segment a–b anywhere.
+pub fn polyline_crosses(stroke: &[Pt], a: Pt, b: Pt) -> bool {
+    stroke.windows(2).any(|w| segments_cross(w[0], w[1], a, b))
+}
+
+/// Distance from `p` to the segment a–b.
+pub fn point_segment_distance(p: Pt, a: Pt, b: Pt) -> f64 {
+    let (dx, dy) = (b.x - a.x, b.y - a.y);
+    let len2 = dx * dx + dy * dy;
+    if len2 == 0.0 {
+        return p.dist(a);
+    }
+    let t = (((p.x - a.x) * dx + (p.y - a.y) * dy) / len2).clamp(0.0, 1.0);
+    p.dist(Pt::new(a.x + t * dx, a.y + t * dy))
+}
+
+/// Which of `links` (by index) a stroke crosses.
+pub fn crossed_links(stroke: &[Pt], links: &[(Pt, Pt)]) -> Vec<usize> {
+    links.iter().enumerate().filter(|(_, (a, b))| polyline_crosses(stroke, *a, *b)).map(|(i, _)| i).collect()
+}
+
+/// The link nearest to `p` within `tolerance` (a click or tap on a link).
+pub fn nearest_link(p: Pt, links: &[(Pt, Pt)], tolerance: f64) -> Option<usize> {
+    links
+        .iter()
+        .enumerate()
+        .map(|(i, (a, b))| (i, point_segment_distance(p, *a, *b)))
+        .filter(|(_, d)| *d <= tolerance)
+        .min_by(|x, y| x.1.partial_cmp(&y.1).unwrap_or(core::cmp::Ordering::Equal))
+        .map(|(i, _)| i)
+}
+
+/// Maps a point in CSS pixels relative to the SVG element's box to user units, for an SVG with
+/// `viewBox="0 0 vw vh"` and the default `preserveAspectRatio="xMidYMid meet"`.
+pub fn client_to_user(px: f64, py: f64, box_w: f64, box_h: f64, vw: f64, vh: f64) -> Pt {
+    if box_w <= 0.0 || box_h <= 0.0 {
+        return Pt::new(px, py);
+    }
+    let s = (box_w / vw).min(box_h / vh);
+    let ox = (box_w - vw * s) / 2.0;
+    let oy = (box_h - vh * s) / 2.0;
+    Pt::new((px - ox) / s, (py - oy) / s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn crossing_segments() {
+        let p = |x, y| Pt::new(x, y);
+        // An X crosses.
+        assert!(segments_cross(p(0., 0.), p(10., 10.), p(0., 10.), p(10., 0.)));
+        // Parallel segments do not.
+        assert!(!segments_cross(p(0., 0.), p(10., 0.), p(0., 1.), p(10., 1.)));
+        // A segment that stops short does not.
+        assert!(!segments_cross(p(0., 0.), p(4., 4.), p(0., 10.), p(10., 0.)));
+        // Touching at an end counts.
+        assert!(segments_cross(p(0., 0.), p(5., 5.), p(0., 10.), p(10., 0.)));
+        // Collinear and overlapping counts; collinear and apart does not.
+        assert!(segments_cross(p(0., 0.), p(5., 0.), p(3., 0.), p(9., 0.)));
+        assert!(!segments_cross(p(0., 0.), p(2., 0.), p(3., 0.), p(9., 0.)));
+        // T shape.
+        assert!(segments_cross(p(5., -5.), p(5., 5.), p(0., 0.), p(10., 0.)));
+    }
+
+    #[test]
+    fn polyline_crossing_and_nearest() {
+        let links = vec![(Pt::new(0., 0.), Pt::new(100., 0.)), (Pt::new(0., 50.), Pt::new(100., 50.))];
+        // A vertical stroke across both.
+        let s = [Pt::new(50., -10.), Pt::new(50., 20.), Pt::new(50., 60.)];
+        assert_eq!(crossed_links(&s, &links), vec![0, 1]);
+        // A stroke that only crosses the first.
+        let s = [Pt::new(20., -10.), Pt::new(25., 10.)];
+        assert_eq!(crossed_links(&s, &links), vec![0]);
+        // A single point crosses nothing.
+        assert!(crossed_links(&[Pt::new(50., 1.)], &links).is_empty());
+        assert_eq!(nearest_link(Pt::new(50., 4.), &links, 8.0), Some(0));
+        assert_eq!(nearest_link(Pt::new(50., 46.), &links, 8.0), Some(1));
+        assert_eq!(nearest_link(Pt::new(50., 25.), &links, 8.0), None);
+        assert!((point_segment_distance(Pt::new(-3., 4.), Pt::new(0., 0.), Pt::new(10., 0.)) - 5.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn layouts_for_3_to_9_brokers_do_not_overlap() {
+        for n in 1..=9 {
+            let brokers: Vec<i32> = (1..=n).collect();
+            let l = Layout::new(&brokers, &[1]);
+            assert_eq!(l.nodes.len(), n as usize + 2);
+            for (i, (a, ba)) in l.nodes.iter().enumerate() {
+                assert!(ba.inside(VIEW_W, VIEW_H, 2.0), "{n} brokers: {a} at {:?} leaves the drawing", ba.c);
+                for (b, bb) in &l.nodes[i + 1..] {
+                    assert!(!ba.overlaps(bb, 6.0), "{n} brokers: {a} and {b} overlap ({:?} vs {:?})", ba.c, bb.c);
+                }
+            }
+            // Every broker–ZooKeeper link has a visible stretch long enough to cut.
+            for b in &brokers {
+                let (p, q) = l.link_segment(NodeId::Broker(*b), NodeId::Zk).unwrap();
+                assert!(p.dist(q) > 30.0, "{n} brokers: link b{b}-zk is only {} long", p.dist(q));
+            }
+        }
+    }
+
+    #[test]
+    fn link_segment_leaves_the_boxes() {
+        let l = Layout::new(&[1, 2, 3], &[1]);
+        let (p, q) = l.link_segment(NodeId::Broker(1), NodeId::Zk).unwrap();
+        let b1 = l.get(NodeId::Broker(1)).unwrap();
+        let zk = l.get(NodeId::Zk).unwrap();
+        assert!((p.y - (b1.c.y + b1.hh)).abs() < 1e-6, "leaves broker 1 at its bottom edge");
+        assert!((q.y - (zk.c.y - zk.hh)).abs() < 1e-6, "enters ZooKeeper at its top edge");
+    }
+
+    #[test]
+    fn client_pixels_to_user_units() {
+        // A box twice the view size, same aspect: plain scaling.
+        let p = client_to_user(100.0, 50.0, 2.0 * VIEW_W, 2.0 * VIEW_H, VIEW_W, VIEW_H);
+        assert!((p.x - 50.0).abs() < 1e-9 && (p.y - 25.0).abs() < 1e-9);
+        // A box wider than the view: letterboxed horizontally.
+        let p = client_to_user(VIEW_W, 0.0, 2.0 * VIEW_W, VIEW_H, VIEW_W, VIEW_H);
+        assert!((p.x - VIEW_W / 2.0).abs() < 1e-9 && p.y.abs() < 1e-9);
+    }
+}

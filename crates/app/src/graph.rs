@@ -1,0 +1,417 @@
+//! The picture: brokers on a ring around ZooKeeper, the consumer on the right, a link for every
+//! pair that can talk, messages moving along their links, and a stroke overlay that cuts (or
+//! heals) every link a drag crosses.
+use crate::geometry::{client_to_user, crossed_links, nearest_link, Layout, Pt, VIEW_H, VIEW_W};
+use crate::model::{link_words, CutMode};
+use splitbrain_sim::view::{LinkView, MessageView, NodeView, View};
+use splitbrain_sim::{Command, Direction, NodeId};
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, KeyboardEvent, PointerEvent};
+use yew::prelude::*;
+
+/// Props.
+#[derive(Properties, PartialEq, Clone)]
+pub struct GraphProps {
+    /// What to draw.
+    pub view: Rc<View>,
+    /// What drags cut.
+    pub cut_mode: CutMode,
+    /// The consumer's coordinator partition name (`__consumer_offsets-3`), to mark its leader.
+    #[prop_or_default]
+    pub watch_partition: Option<String>,
+    /// Commands from gestures.
+    pub on_commands: Callback<Vec<Command>>,
+}
+
+/// The commands a gesture over these links means: heal what is cut, cut what is up.
+pub fn toggle_commands(links: &[&LinkView], mode: CutMode) -> Vec<Command> {
+    links
+        .iter()
+        .map(|l| {
+            if l.a_to_b && l.b_to_a {
+                Command::Cut { a: l.a, b: l.b, dir: mode.direction() }
+            } else {
+                Command::Heal { a: l.a, b: l.b, dir: Direction::Both }
+            }
+        })
+        .collect()
+}
+
+/// State of a link in words.
+pub fn link_state_words(l: &LinkView) -> String {
+    match (l.a_to_b, l.b_to_a) {
+        (true, true) => "up".into(),
+        (false, false) => "cut both ways".into(),
+        (false, true) => format!("one-way cut: {} → {} dropped", l.a, l.b),
+        (true, false) => format!("one-way cut: {} → {} dropped", l.b, l.a),
+    }
+}
+
+fn short_session(s: &str) -> (&'static str, &'static str) {
+    match s {
+        "connected" => ("connected", "ok"),
+        "disconnected" => ("disconnected", "warn"),
+        "expired" => ("EXPIRED", "bad"),
+        "connecting" => ("connecting", "warn"),
+        "down" => ("process down", "bad"),
+        _ => ("?", "warn"),
+    }
+}
+
+fn message_pos(m: &MessageView, now: u64, seg: (Pt, Pt)) -> Pt {
+    let (p, q) = seg;
+    match m.state.as_str() {
+        "delivered" => q,
+        "dropped" => p.lerp(q, 0.5),
+        _ => {
+            let span = m.deliver_ms.saturating_sub(m.sent_ms).max(1) as f64;
+            let t = (now.saturating_sub(m.sent_ms) as f64 / span).clamp(0.0, 1.0);
+            // Keep a message just off the sender while it is leaving.
+            p.lerp(q, 0.04 + 0.92 * t)
+        }
+    }
+}
+
+fn category_class(c: &str) -> &'static str {
+    match c {
+        "zk" => "m-zk",
+        "watch" => "m-watch",
+        "control" => "m-control",
+        "client" => "m-client",
+        _ => "m-other",
+    }
+}
+
+/// The SVG graph.
+#[function_component(Graph)]
+pub fn graph(props: &GraphProps) -> Html {
+    let view = &props.view;
+    let brokers: Vec<i32> = view.nodes.iter().filter_map(|n| n.id.broker()).collect();
+    let clients: Vec<u32> = view.nodes.iter().filter_map(|n| if let NodeId::Client(c) = n.id { Some(c) } else { None }).collect();
+    let layout = use_memo((brokers.clone(), clients.clone()), |(b, c)| Layout::new(b, c));
+    let stroke = use_state(|| Rc::new(Vec::<Pt>::new()));
+    let drawing = use_mut_ref(|| false);
+    let svg_ref = use_node_ref();
+
+    let segs: Rc<Vec<(LinkView, (Pt, Pt))>> =
+        Rc::new(view.links.iter().filter_map(|l| layout.link_segment(l.a, l.b).map(|s| (l.clone(), s))).collect());
+
+    let to_user = {
+        let svg_ref = svg_ref.clone();
+        move |e: &PointerEvent| -> Pt {
+            match svg_ref.cast::<Element>() {
+                Some(el) => {
+                    let r = el.get_bounding_client_rect();
+                    client_to_user(e.client_x() as f64 - r.left(), e.client_y() as f64 - r.top(), r.width(), r.height(), VIEW_W, VIEW_H)
+                }
+                None => Pt::new(0.0, 0.0),
+            }
+        }
+    };
+
+    let onpointerdown = {
+        let stroke = stroke.clone();
+        let drawing = drawing.clone();
+        let to_user = to_user.clone();
+        Callback::from(move |e: PointerEvent| {
+            if e.button() != 0 {
+                return;
+            }
+            e.prevent_default();
+            if let Some(t) = e.current_target().and_then(|t| t.dyn_into::<Element>().ok()) {
+                let _ = t.set_pointer_capture(e.pointer_id());
+            }
+            *drawing.borrow_mut() = true;
+            stroke.set(Rc::new(vec![to_user(&e)]));
+        })
+    };
+    let onpointermove = {
+        let stroke = stroke.clone();
+        let drawing = drawing.clone();
+        let to_user = to_user.clone();
+        Callback::from(move |e: PointerEvent| {
+            if !*drawing.borrow() {
+                return;
+            }
+            let p = to_user(&e);
+            let mut v = (**stroke).clone();
+            if v.last().map(|l| l.dist(p) >= 1.5).unwrap_or(true) {
+                v.push(p);
+                stroke.set(Rc::new(v));
+            }
+        })
+    };
+    let finish = {
+        let stroke = stroke.clone();
+        let drawing = drawing.clone();
+        let segs = segs.clone();
+        let on_commands = props.on_commands.clone();
+        let mode = props.cut_mode;
+        let to_user = to_user.clone();
+        move |e: PointerEvent, cancelled: bool| {
+            if !std::mem::replace(&mut *drawing.borrow_mut(), false) {
+                return;
+            }
+            let mut pts = (**stroke).clone();
+            pts.push(to_user(&e));
+            stroke.set(Rc::new(Vec::new()));
+            if cancelled {
+                return;
+            }
+            let lines: Vec<(Pt, Pt)> = segs.iter().map(|(_, s)| *s).collect();
+            let length: f64 = pts.windows(2).map(|w| w[0].dist(w[1])).sum();
+            let hit: Vec<usize> = if length < 6.0 {
+                // A click or tap: the link under the pointer.
+                nearest_link(pts[0], &lines, 9.0).into_iter().collect()
+            } else {
+                crossed_links(&pts, &lines)
+            };
+            let links: Vec<&LinkView> = hit.iter().map(|i| &segs[*i].0).collect();
+            let cmds = toggle_commands(&links, mode);
+            if !cmds.is_empty() {
+                on_commands.emit(cmds);
+            }
+        }
+    };
+    let onpointerup = {
+        let finish = finish.clone();
+        Callback::from(move |e: PointerEvent| finish(e, false))
+    };
+    let onpointercancel = Callback::from(move |e: PointerEvent| finish(e, true));
+
+    let now = view.time_ms;
+    let acting = view.acting_controllers.len();
+
+    // Links, drawn first (under the nodes).
+    let link_html = segs.iter().map(|(l, (p, q))| {
+        let state = link_state_words(l);
+        let both_up = l.a_to_b && l.b_to_a;
+        let none_up = !l.a_to_b && !l.b_to_a;
+        let class = classes!("link", if both_up { "up" } else if none_up { "cut" } else { "oneway" },
+            if l.a == NodeId::Zk || l.b == NodeId::Zk { Some("zk-link") } else { None },
+            if matches!(l.a, NodeId::Client(_)) || matches!(l.b, NodeId::Client(_)) { Some("client-link") } else { None });
+        let mid = p.lerp(*q, 0.5);
+        let name = format!("{}-{}", l.a, l.b);
+        let aria = format!(
+            "link {}, {}; press Enter to {}",
+            link_words(l.a, l.b),
+            state,
+            if both_up { "cut it" } else { "heal it" }
+        );
+        let cmd = toggle_commands(&[l], props.cut_mode);
+        let onkeydown = {
+            let on_commands = props.on_commands.clone();
+            Callback::from(move |e: KeyboardEvent| {
+                if e.key() == "Enter" || e.key() == " " {
+                    e.prevent_default();
+                    on_commands.emit(cmd.clone());
+                }
+            })
+        };
+        // Direction of the dropped half of a one-way cut: an arrow pointing the way messages die.
+        let oneway = if !both_up && !none_up {
+            let (from, to) = if !l.a_to_b { (*p, *q) } else { (*q, *p) };
+            let (dx, dy) = (to.x - from.x, to.y - from.y);
+            let len = (dx * dx + dy * dy).sqrt().max(1.0);
+            let (ux, uy) = (dx / len, dy / len);
+            let tip = Pt::new(mid.x + ux * 9.0, mid.y + uy * 9.0);
+            let b1 = Pt::new(mid.x - ux * 7.0 - uy * 7.0, mid.y - uy * 7.0 + ux * 7.0);
+            let b2 = Pt::new(mid.x - ux * 7.0 + uy * 7.0, mid.y - uy * 7.0 - ux * 7.0);
+            html! { <path class="oneway-arrow" d={format!("M{:.1},{:.1} L{:.1},{:.1} L{:.1},{:.1} Z", tip.x, tip.y, b1.x, b1.y, b2.x, b2.y)} /> }
+        } else {
+            html! {}
+        };
+        let gap = if both_up {
+            html! { <line class="link-line" x1={fmt(p.x)} y1={fmt(p.y)} x2={fmt(q.x)} y2={fmt(q.y)} /> }
+        } else {
+            // Broken: two halves with a gap and a cross at the cut.
+            let a_end = p.lerp(*q, 0.44);
+            let b_start = p.lerp(*q, 0.56);
+            html! {
+                <>
+                    <line class="link-line" x1={fmt(p.x)} y1={fmt(p.y)} x2={fmt(a_end.x)} y2={fmt(a_end.y)} />
+                    <line class="link-line" x1={fmt(b_start.x)} y1={fmt(b_start.y)} x2={fmt(q.x)} y2={fmt(q.y)} />
+                    if none_up {
+                        <g class="cut-mark" transform={format!("translate({:.1},{:.1})", mid.x, mid.y)}>
+                            <line x1="-6" y1="-6" x2="6" y2="6" /><line x1="-6" y1="6" x2="6" y2="-6" />
+                        </g>
+                    }
+                    {oneway}
+                </>
+            }
+        };
+        html! {
+            <g key={name.clone()} class={class} data-link={name.clone()} data-state={if both_up { "up" } else if none_up { "cut" } else { "oneway" }}>
+                {gap}
+                <line class="link-hit" x1={fmt(p.x)} y1={fmt(p.y)} x2={fmt(q.x)} y2={fmt(q.y)}
+                    tabindex="0" role="button" aria-label={aria.clone()} data-testid={format!("link-{name}")} onkeydown={onkeydown}>
+                    <title>{format!("{} — {}. Click or drag across to {}.", link_words(l.a, l.b), state, if both_up { "cut" } else { "heal" })}</title>
+                </line>
+            </g>
+        }
+    });
+
+    let node_html = view.nodes.iter().filter_map(|n| layout.get(n.id).map(|b| (n, *b))).map(|(n, b)| {
+        render_node(n, b.c, b.hw, b.hh, view, acting, props.watch_partition.as_deref())
+    });
+
+    let seg_of = |from: NodeId, to: NodeId| -> Option<(Pt, Pt)> { layout.link_segment(from, to) };
+    let show_labels = view.messages.len() <= 8;
+    let msg_html = view.messages.iter().filter_map(|m| seg_of(m.from, m.to).map(|s| (m, s))).map(|(m, s)| {
+        let p = message_pos(m, now, s);
+        let class = classes!("msg", category_class(&m.category), m.state.clone());
+        html! {
+            <g key={format!("m{}", m.id)} class={class} style={format!("transform: translate({:.1}px, {:.1}px)", p.x, p.y)}>
+                <circle r="5" />
+                if m.state == "dropped" { <text class="drop-x" y="4" text-anchor="middle">{"✕"}</text> }
+                if show_labels || m.state == "dropped" {
+                    <text class="msg-label" x="8" y="-6">{short_label(&m.label)}</text>
+                }
+                <title>{format!("{} → {}: {} ({})", m.from, m.to, m.label, m.state.replace('_', " "))}</title>
+            </g>
+        }
+    });
+
+    let stroke_html = if stroke.len() > 1 {
+        let pts: String = stroke.iter().map(|p| format!("{:.1},{:.1}", p.x, p.y)).collect::<Vec<_>>().join(" ");
+        html! { <polyline class="stroke" points={pts} /> }
+    } else {
+        html! {}
+    };
+
+    html! {
+        <svg ref={svg_ref} class="graph" data-testid="graph" viewBox={format!("0 0 {VIEW_W} {VIEW_H}")}
+            role="group" aria-label="Cluster graph: brokers, ZooKeeper and the consumer. Drag across links to cut or heal them."
+            {onpointerdown} {onpointermove} {onpointerup} {onpointercancel}>
+            <defs>
+                <pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
+                    <line x1="0" y1="0" x2="0" y2="6" class="hatch-line" />
+                </pattern>
+            </defs>
+            <rect class="backdrop" x="0" y="0" width={VIEW_W.to_string()} height={VIEW_H.to_string()} />
+            <g class="links">{ for link_html }</g>
+            <g class="nodes">{ for node_html }</g>
+            <g class="messages" aria-hidden="true">{ for msg_html }</g>
+            {stroke_html}
+        </svg>
+    }
+}
+
+fn fmt(v: f64) -> String {
+    format!("{v:.1}")
+}
+
+fn short_label(l: &str) -> String {
+    let s: String = l.chars().take(28).collect();
+    if l.chars().count() > 28 {
+        format!("{s}…")
+    } else {
+        s
+    }
+}
+
+fn render_node(n: &NodeView, c: Pt, hw: f64, hh: f64, view: &View, acting: usize, watch: Option<&str>) -> Html {
+    let tr = format!("translate({:.1},{:.1})", c.x, c.y);
+    let rect = |class: &'static str| {
+        html! { <rect class={class} x={fmt(-hw)} y={fmt(-hh)} width={fmt(2.0 * hw)} height={fmt(2.0 * hh)} rx="9" /> }
+    };
+    let id = n.id.to_string();
+    match n.id {
+        NodeId::Zk => {
+            let ctl = view.zk_controller.map(|b| format!("/controller = broker {b}")).unwrap_or_else(|| "/controller: none".into());
+            html! {
+                <g key={id.clone()} class="node zk" transform={tr} data-node={id.clone()} data-testid={format!("node-{id}")}>
+                    {rect("box")}
+                    <text class="title" y={fmt(-hh + 17.0)} text-anchor="middle">{"ZooKeeper"}</text>
+                    <text class="line" y={fmt(-hh + 33.0)} text-anchor="middle">{ctl}</text>
+                    <text class="line dim" y={fmt(-hh + 47.0)} text-anchor="middle">{format!("controller_epoch {}", n.controller_epoch)}</text>
+                </g>
+            }
+        }
+        NodeId::Broker(bid) => {
+            let (sess, sess_class) = short_session(&n.session);
+            let leads_watch = watch.map(|w| n.leads.iter().any(|l| l == w)).unwrap_or(false);
+            let class = classes!(
+                "node", "broker",
+                if n.alive { None } else { Some("dead") },
+                if n.acting_controller { Some("acting") } else { None },
+                if n.acting_controller && acting > 1 { Some("split") } else { None },
+                if n.zk_controller { Some("zkctl") } else { None }
+            );
+            let leads = if n.alive {
+                format!("leads {} partition{}", n.leads.len(), if n.leads.len() == 1 { "" } else { "s" })
+            } else {
+                "leads nothing".into()
+            };
+            let title_text = if n.acting_controller { format!("♛ broker {bid}") } else { format!("broker {bid}") };
+            let queue = n.controller_waiting.clone().map(|w| format!("waits: {w}"));
+            let tip = format!(
+                "broker {bid}: ZooKeeper session {}{}; {}{}; controller epoch seen {}; leads: {}{}",
+                n.session,
+                n.session_id.as_ref().map(|s| format!(" ({s})")).unwrap_or_default(),
+                if n.zk_controller { "holds /controller in ZooKeeper" } else { "does not hold /controller" },
+                if n.acting_controller { ", believes it is the controller (isActive)" } else { "" },
+                n.controller_epoch,
+                if n.leads.is_empty() { "none".to_string() } else { n.leads.join(", ") },
+                if n.controller_queue.is_empty() { String::new() } else { format!("; controller queue: {}", n.controller_queue.join(", ")) }
+            );
+            html! {
+                <g key={id.clone()} class={class} transform={tr} data-node={id.clone()} data-testid={format!("node-{id}")}
+                   data-acting={n.acting_controller.to_string()} data-zk-controller={n.zk_controller.to_string()} data-session={n.session.clone()}>
+                    <title>{tip}</title>
+                    if n.acting_controller { {rect("halo")} }
+                    {rect("box")}
+                    <text class="title" y={fmt(-hh + 17.0)} text-anchor="middle">{title_text}</text>
+                    <g class={classes!("session", sess_class)}>
+                        <circle cx={fmt(-hw + 12.0)} cy={fmt(-hh + 30.0)} r="4" />
+                        <text class="line" x={fmt(-hw + 20.0)} y={fmt(-hh + 34.0)}>{format!("ZK {sess}")}</text>
+                    </g>
+                    <text class="line" x={fmt(-hw + 8.0)} y={fmt(-hh + 49.0)}>
+                        {leads}
+                        if leads_watch { <tspan class="watch-mark">{" ★"}</tspan> }
+                    </text>
+                    if let Some(q) = queue {
+                        <text class="line dim" x={fmt(-hw + 8.0)} y={fmt(-hh + 63.0)}>{short_label(&q)}</text>
+                    }
+                    if n.zk_controller {
+                        <g class="badge badge-zk" transform={format!("translate(0,{:.1})", -hh - 2.0)}>
+                            <rect x="-44" y="-9" width="88" height="16" rx="8" />
+                            <text y="3" text-anchor="middle">{"holds /controller"}</text>
+                        </g>
+                    }
+                    if n.acting_controller {
+                        <g class="badge badge-acting" transform={format!("translate(0,{:.1})", hh + 4.0)}>
+                            <rect x="-52" y="-9" width="104" height="16" rx="8" />
+                            <text y="3" text-anchor="middle">{if n.zk_controller { "acting controller" } else { "acting controller ⚠" }}</text>
+                        </g>
+                    }
+                </g>
+            }
+        }
+        NodeId::Client(cid) => {
+            let cv = view.consumers.iter().find(|x| x.id == cid);
+            let (status, sclass) = match cv.map(|c| c.status.as_str()) {
+                Some("stable") => ("stable ✓".to_string(), "ok"),
+                Some("coordinator_not_available") => ("COORDINATOR_NOT_AVAILABLE".to_string(), "bad"),
+                Some(s) => (s.replace('_', " "), "warn"),
+                None => ("?".into(), "warn"),
+            };
+            let coord = cv
+                .map(|c| match c.coordinator {
+                    Some(b) => format!("coordinator: broker {b}"),
+                    None => format!("coordinator: none (p{})", c.coordinator_partition),
+                })
+                .unwrap_or_default();
+            html! {
+                <g key={id.clone()} class={classes!("node", "client", sclass)} transform={tr} data-node={id.clone()} data-testid={format!("node-{id}")}>
+                    {rect("box")}
+                    <text class="title" y={fmt(-hh + 16.0)} text-anchor="middle">{format!("consumer c{cid}")}</text>
+                    <text class="line" y={fmt(-hh + 30.0)} text-anchor="middle">{cv.map(|c| c.group.clone()).unwrap_or_default()}</text>
+                    <text class={classes!("line", "status", sclass)} y={fmt(-hh + 44.0)} text-anchor="middle">{status}</text>
+                    <text class="line dim" y={fmt(-hh + 56.0)} text-anchor="middle">{coord}</text>
+                </g>
+            }
+        }
+    }
+}

@@ -1,0 +1,429 @@
+//! The one reducer: the timeline, the scenario, the seed, playback and the last message. The
+//! core decides every piece of Kafka behaviour; this only turns user intent into core calls.
+use splitbrain_sim::event::Event;
+use splitbrain_sim::scenario::{builtins, Scenario};
+use splitbrain_sim::{Command, Direction, NodeId, Timeline};
+use std::cell::RefCell;
+use std::rc::Rc;
+use yew::Reducible;
+
+/// The scenario shown first.
+pub const DEFAULT_SCENARIO: &str = "seed-incident";
+
+/// A line of feedback above the page.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Notice {
+    /// Error (something was refused) or info.
+    pub error: bool,
+    /// The text.
+    pub text: String,
+}
+
+/// What a drag across a link cuts.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum CutMode {
+    /// Both directions.
+    #[default]
+    Both,
+    /// Only requests: broker → ZooKeeper, consumer → broker, higher broker id → lower.
+    Requests,
+    /// Only replies and notifications: ZooKeeper → broker, broker → consumer, lower → higher.
+    Replies,
+}
+
+impl CutMode {
+    /// The core direction for a link (a, b) as the core orders it (zk < brokers < clients).
+    pub fn direction(self) -> Direction {
+        match self {
+            CutMode::Both => Direction::Both,
+            CutMode::Requests => Direction::BToA,
+            CutMode::Replies => Direction::AToB,
+        }
+    }
+    /// Value for the select.
+    pub fn key(self) -> &'static str {
+        match self {
+            CutMode::Both => "both",
+            CutMode::Requests => "requests",
+            CutMode::Replies => "replies",
+        }
+    }
+    /// From the select's value.
+    pub fn from_key(s: &str) -> CutMode {
+        match s {
+            "requests" => CutMode::Requests,
+            "replies" => CutMode::Replies,
+            _ => CutMode::Both,
+        }
+    }
+}
+
+/// A story caption resolved to the step it belongs to.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct StepCaption {
+    /// Step (1-based, `events()[step-1]`).
+    pub step: usize,
+    /// Text.
+    pub text: String,
+}
+
+/// Everything the page shows, around the core's [`Timeline`].
+#[derive(Clone)]
+pub struct Model {
+    /// The run. Shared and mutated in place; `rev` tells renders apart.
+    pub tl: Rc<RefCell<Timeline>>,
+    /// Bumped on every change.
+    pub rev: u64,
+    /// The events of the run (rebuilt only when the run's history changes).
+    pub events: Rc<Vec<Event>>,
+    /// Captions by step.
+    pub captions: Rc<Vec<StepCaption>>,
+    /// The scenario's name (built-in name or file name).
+    pub source: String,
+    /// Seed in use.
+    pub seed: u64,
+    /// The seed input's text.
+    pub seed_text: String,
+    /// Feedback.
+    pub notice: Option<Notice>,
+    /// Playing.
+    pub playing: bool,
+    /// Steps per second while playing.
+    pub speed: u32,
+    /// What drags cut.
+    pub cut_mode: CutMode,
+    /// The timeline before the last gesture (a gesture may apply several commands).
+    pub undo: Option<Rc<Timeline>>,
+    /// What the last undo would revert, for the button's label.
+    pub undo_label: String,
+}
+
+impl PartialEq for Model {
+    fn eq(&self, o: &Self) -> bool {
+        self.rev == o.rev && Rc::ptr_eq(&self.tl, &o.tl)
+    }
+}
+
+/// User intents.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// One step forward.
+    Forward,
+    /// One step back.
+    Back,
+    /// Jump to a step.
+    Seek(usize),
+    /// Jump to the end of the run.
+    End,
+    /// Jump to the next step with a story caption.
+    NextCaption,
+    /// Jump to the previous step with a story caption.
+    PrevCaption,
+    /// Apply commands at the cursor (one gesture; forks when in the past).
+    Apply(Vec<Command>),
+    /// Restore the timeline from before the last gesture.
+    Undo,
+    /// Play / pause.
+    TogglePlay,
+    /// Pause.
+    Pause,
+    /// A playback tick.
+    Tick,
+    /// Steps per second.
+    SetSpeed(u32),
+    /// Drag mode.
+    SetCutMode(CutMode),
+    /// Load a built-in.
+    LoadBuiltin(String),
+    /// Load a scenario file's text.
+    LoadJson {
+        /// File name.
+        name: String,
+        /// Content.
+        text: String,
+    },
+    /// A file could not be read.
+    FileError(String),
+    /// The seed input changed.
+    SeedText(String),
+    /// Restart the scenario with the seed in the input.
+    Reset,
+    /// Restart the scenario with a fresh random seed.
+    RandomSeed(u64),
+    /// Hide the notice.
+    Dismiss,
+}
+
+fn builtin_scenario(name: &str) -> Result<Scenario, String> {
+    match builtins().into_iter().find(|(n, _)| *n == name) {
+        None => Err(format!("there is no built-in scenario named '{name}'")),
+        Some((_, json)) => Scenario::from_json(json).map_err(|e| format!("built-in scenario '{name}' is invalid: {e}")),
+    }
+}
+
+/// A scenario that any version of the core accepts, used only when every built-in fails.
+const FALLBACK_JSON: &str = r#"{"name":"empty","description":"Three brokers and no faults (every built-in failed to load).","cluster":{"brokers":[1,2,3]},"consumers":[{"id":1,"group":"payments-group"}]}"#;
+
+/// Resolves captions against the events: a caption belongs to the first event whose node matches
+/// (when given) and whose line contains its text.
+pub fn resolve_captions(scenario: &Scenario, events: &[Event]) -> Vec<StepCaption> {
+    let mut out: Vec<StepCaption> = scenario
+        .captions
+        .iter()
+        .filter_map(|c| {
+            events
+                .iter()
+                .position(|e| c.node.map(|n| n == e.node).unwrap_or(true) && e.line.contains(&c.contains))
+                .map(|i| StepCaption { step: i + 1, text: c.text.clone() })
+        })
+        .collect();
+    out.sort_by_key(|c| c.step);
+    out.dedup_by_key(|c| c.step);
+    out
+}
+
+impl Model {
+    /// The page at load: the default scenario, fully computed, at step 0.
+    pub fn initial() -> Model {
+        Self::initial_with(DEFAULT_SCENARIO)
+    }
+
+    /// A model for a built-in, falling back to any other built-in (with a notice) if it fails.
+    pub fn initial_with(name: &str) -> Model {
+        let mut problems = Vec::new();
+        let mut names: Vec<String> = vec![name.to_string()];
+        names.extend(builtins().into_iter().map(|(n, _)| n.to_string()).filter(|n| n != name));
+        for n in names {
+            match builtin_scenario(&n).and_then(|s| Timeline::new(s, None).map_err(|e| e.to_string())) {
+                Ok(tl) => {
+                    let mut m = Model::from_timeline(tl, n);
+                    if !problems.is_empty() {
+                        m.notice = Some(Notice { error: true, text: problems.join("; ") });
+                    }
+                    return m;
+                }
+                Err(e) => problems.push(e),
+            }
+        }
+        let tl = Timeline::new(Scenario::from_json(FALLBACK_JSON).expect("the fallback scenario is valid"), None)
+            .expect("the fallback scenario builds");
+        let mut m = Model::from_timeline(tl, "empty".into());
+        m.notice = Some(Notice { error: true, text: problems.join("; ") });
+        m
+    }
+
+    fn from_timeline(mut tl: Timeline, source: String) -> Model {
+        tl.compute_all();
+        let seed = tl.view().seed;
+        let events = Rc::new(tl.events().to_vec());
+        let captions = Rc::new(resolve_captions(tl.scenario(), &events));
+        Model {
+            tl: Rc::new(RefCell::new(tl)),
+            rev: 0,
+            events,
+            captions,
+            source,
+            seed,
+            seed_text: seed.to_string(),
+            notice: None,
+            playing: false,
+            speed: 8,
+            cut_mode: CutMode::Both,
+            undo: None,
+            undo_label: String::new(),
+        }
+    }
+
+    fn refresh_events(&mut self) {
+        let tl = self.tl.borrow();
+        self.events = Rc::new(tl.events().to_vec());
+        self.captions = Rc::new(resolve_captions(tl.scenario(), &self.events));
+    }
+
+    /// The step shown.
+    pub fn cursor(&self) -> usize {
+        self.tl.borrow().cursor()
+    }
+
+    /// The caption at or before the cursor.
+    pub fn caption_now(&self) -> Option<&StepCaption> {
+        let c = self.cursor();
+        self.captions.iter().rev().find(|x| x.step <= c)
+    }
+
+    fn replace(&mut self, tl: Timeline, source: String, notice: Option<Notice>) {
+        let old_rev = self.rev;
+        *self = Model::from_timeline(tl, source);
+        self.rev = old_rev + 1;
+        self.notice = notice;
+    }
+
+    fn load(&mut self, scenario: Result<Scenario, String>, source: String, seed: Option<u64>, what: &str) {
+        let keep = self.source.clone();
+        match scenario.and_then(|s| Timeline::new(s, seed).map_err(|e| e.to_string())) {
+            Ok(tl) => {
+                let (speed, mode) = (self.speed, self.cut_mode);
+                self.replace(tl, source, None);
+                self.speed = speed;
+                self.cut_mode = mode;
+            }
+            Err(e) => {
+                self.playing = false;
+                self.notice = Some(Notice { error: true, text: format!("Could not load {what}: {e}. Still showing '{keep}'.") });
+            }
+        }
+    }
+}
+
+/// Describes a command for the user, with the nodes written as on the graph.
+pub fn describe(cmd: &Command) -> String {
+    cmd.describe()
+}
+
+fn node_word(n: NodeId) -> String {
+    match n {
+        NodeId::Zk => "ZooKeeper".into(),
+        NodeId::Broker(b) => format!("broker {b}"),
+        NodeId::Client(c) => format!("consumer c{c}"),
+    }
+}
+
+/// "broker 1 – ZooKeeper" for a link.
+pub fn link_words(a: NodeId, b: NodeId) -> String {
+    format!("{}–{}", node_word(a), node_word(b))
+}
+
+impl Reducible for Model {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        crate::debug::mark_dispatch();
+        let mut m = (*self).clone();
+        m.rev += 1;
+        match action {
+            Action::Forward => {
+                if m.tl.borrow_mut().forward().is_none() {
+                    m.playing = false;
+                }
+            }
+            Action::Back => {
+                m.tl.borrow_mut().back();
+            }
+            Action::Seek(s) => {
+                m.tl.borrow_mut().seek(s);
+            }
+            Action::End => {
+                let mut tl = m.tl.borrow_mut();
+                let n = tl.len();
+                tl.seek(n);
+                m.playing = false;
+            }
+            Action::NextCaption => {
+                let c = m.cursor();
+                if let Some(x) = m.captions.iter().find(|x| x.step > c) {
+                    m.tl.borrow_mut().seek(x.step);
+                } else {
+                    m.notice = Some(Notice { error: false, text: "No story caption after this step.".into() });
+                }
+            }
+            Action::PrevCaption => {
+                let c = m.cursor();
+                if let Some(x) = m.captions.iter().rev().find(|x| x.step < c) {
+                    m.tl.borrow_mut().seek(x.step);
+                }
+            }
+            Action::Apply(cmds) => {
+                if cmds.is_empty() {
+                    return self;
+                }
+                let before = m.tl.borrow().clone();
+                let mut errors = Vec::new();
+                let mut done = Vec::new();
+                {
+                    let mut tl = m.tl.borrow_mut();
+                    for c in &cmds {
+                        match tl.apply(c.clone()) {
+                            Ok(_) => done.push(describe(c)),
+                            Err(e) => errors.push(format!("{}: {e}", describe(c))),
+                        }
+                    }
+                    if !done.is_empty() {
+                        tl.compute_all();
+                    }
+                }
+                let forked = before.cursor() < before.len();
+                if !done.is_empty() {
+                    m.undo = Some(Rc::new(before));
+                    m.undo_label = done.join(", ");
+                    m.refresh_events();
+                }
+                m.notice = if !errors.is_empty() {
+                    Some(Notice { error: true, text: format!("Refused: {}", errors.join("; ")) })
+                } else if forked {
+                    Some(Notice {
+                        error: false,
+                        text: format!("{} at step {}: the old future was discarded (Undo restores it).", done.join(", "), m.cursor() - done.len()),
+                    })
+                } else {
+                    None
+                };
+            }
+            Action::Undo => match m.undo.take() {
+                Some(t) => {
+                    *m.tl.borrow_mut() = (*t).clone();
+                    m.notice = Some(Notice { error: false, text: format!("Undone: {}.", m.undo_label) });
+                    m.undo_label.clear();
+                    m.refresh_events();
+                }
+                None => m.notice = Some(Notice { error: false, text: "Nothing to undo.".into() }),
+            },
+            Action::TogglePlay => {
+                if !m.playing && m.tl.borrow_mut().at_end() {
+                    m.tl.borrow_mut().seek(0);
+                }
+                m.playing = !m.playing;
+            }
+            Action::Pause => m.playing = false,
+            Action::Tick => {
+                if !m.playing {
+                    return self;
+                }
+                if m.tl.borrow_mut().forward().is_none() {
+                    m.playing = false;
+                }
+            }
+            Action::SetSpeed(s) => m.speed = s.clamp(1, 200),
+            Action::SetCutMode(c) => m.cut_mode = c,
+            Action::LoadBuiltin(name) => {
+                let s = builtin_scenario(&name);
+                m.load(s, name.clone(), None, &format!("built-in scenario '{name}'"));
+            }
+            Action::LoadJson { name, text } => {
+                let s = Scenario::from_json(&text).map_err(|e| e.to_string());
+                m.load(s, name.clone(), None, &format!("'{name}'"));
+            }
+            Action::FileError(e) => m.notice = Some(Notice { error: true, text: e }),
+            Action::SeedText(t) => m.seed_text = t,
+            Action::Reset => match m.seed_text.trim().parse::<u64>() {
+                Ok(seed) => {
+                    let s = m.tl.borrow().scenario().clone();
+                    let src = m.source.clone();
+                    m.load(Ok(s), src, Some(seed), "the scenario");
+                }
+                Err(_) => {
+                    m.notice = Some(Notice {
+                        error: true,
+                        text: format!("The seed '{}' is not a whole number from 0 to 18446744073709551615.", m.seed_text.trim()),
+                    })
+                }
+            },
+            Action::RandomSeed(seed) => {
+                let s = m.tl.borrow().scenario().clone();
+                let src = m.source.clone();
+                m.load(Ok(s), src, Some(seed), "the scenario");
+            }
+            Action::Dismiss => m.notice = None,
+        }
+        Rc::new(m)
+    }
+}
