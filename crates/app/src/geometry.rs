@@ -63,15 +63,15 @@ impl BoxShape {
 }
 
 /// Width of the drawing in user units.
-pub const VIEW_W: f64 = 680.0;
+pub const VIEW_W: f64 = 710.0;
 /// Height of the drawing in user units.
 pub const VIEW_H: f64 = 480.0;
 /// Broker box half width / half height.
-pub const BROKER_HW: f64 = 58.0;
+pub const BROKER_HW: f64 = 62.0;
 /// Broker box half height.
 pub const BROKER_HH: f64 = 36.0;
 /// ZooKeeper box half sizes.
-pub const ZK_HW: f64 = 56.0;
+pub const ZK_HW: f64 = 68.0;
 /// ZooKeeper box half height.
 pub const ZK_HH: f64 = 26.0;
 /// Client box half sizes.
@@ -86,20 +86,33 @@ pub struct Layout {
     pub nodes: Vec<(NodeId, BoxShape)>,
 }
 
+/// The part of the drawing to show: `viewBox="x y w h"`.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct ViewBox {
+    /// Left.
+    pub x: f64,
+    /// Top.
+    pub y: f64,
+    /// Width.
+    pub w: f64,
+    /// Height.
+    pub h: f64,
+}
+
 impl Layout {
     /// Brokers on a circle around ZooKeeper; clients on the right, outside the circle. Broker
     /// order is the order given (the first broker at the top, then clockwise).
     pub fn new(brokers: &[i32], clients: &[u32]) -> Layout {
         let n = brokers.len().max(1);
-        let cx = 272.0;
+        let cx = 282.0;
         let cy = VIEW_H / 2.0;
         // Radii of the ring (an ellipse uses the wide drawing better): large enough that
         // neighbours on the ring never touch (checked for 1..=9 brokers in the tests).
         let (rx, ry) = match n {
-            0..=3 => (160.0, 140.0),
-            4..=5 => (170.0, 150.0),
+            0..=3 => (175.0, 140.0),
+            4..=5 => (185.0, 150.0),
             6..=7 => (190.0, 170.0),
-            _ => (200.0, 188.0),
+            _ => (214.0, 190.0),
         };
         let mut nodes = vec![(NodeId::Zk, BoxShape { c: Pt::new(cx, cy), hw: ZK_HW, hh: ZK_HH })];
         for (i, b) in brokers.iter().enumerate() {
@@ -120,6 +133,23 @@ impl Layout {
             ));
         }
         Layout { nodes }
+    }
+
+    /// The bounding box of every node plus a margin (room for the badges above and below the
+    /// brokers), so that small clusters are drawn larger.
+    pub fn view_box(&self) -> ViewBox {
+        let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+        for (_, b) in &self.nodes {
+            x0 = x0.min(b.c.x - b.hw);
+            y0 = y0.min(b.c.y - b.hh);
+            x1 = x1.max(b.c.x + b.hw);
+            y1 = y1.max(b.c.y + b.hh);
+        }
+        if x0 > x1 {
+            return ViewBox { x: 0.0, y: 0.0, w: VIEW_W, h: VIEW_H };
+        }
+        let (mx, my) = (10.0, 22.0);
+        ViewBox { x: x0 - mx, y: y0 - my, w: x1 - x0 + 2.0 * mx, h: y1 - y0 + 2.0 * my }
     }
 
     /// The box of a node.
@@ -190,15 +220,15 @@ pub fn nearest_link(p: Pt, links: &[(Pt, Pt)], tolerance: f64) -> Option<usize> 
 }
 
 /// Maps a point in CSS pixels relative to the SVG element's box to user units, for an SVG with
-/// `viewBox="0 0 vw vh"` and the default `preserveAspectRatio="xMidYMid meet"`.
-pub fn client_to_user(px: f64, py: f64, box_w: f64, box_h: f64, vw: f64, vh: f64) -> Pt {
-    if box_w <= 0.0 || box_h <= 0.0 {
+/// `viewBox` `vb` and the default `preserveAspectRatio="xMidYMid meet"`.
+pub fn client_to_user(px: f64, py: f64, box_w: f64, box_h: f64, vb: ViewBox) -> Pt {
+    if box_w <= 0.0 || box_h <= 0.0 || vb.w <= 0.0 || vb.h <= 0.0 {
         return Pt::new(px, py);
     }
-    let s = (box_w / vw).min(box_h / vh);
-    let ox = (box_w - vw * s) / 2.0;
-    let oy = (box_h - vh * s) / 2.0;
-    Pt::new((px - ox) / s, (py - oy) / s)
+    let s = (box_w / vb.w).min(box_h / vb.h);
+    let ox = (box_w - vb.w * s) / 2.0;
+    let oy = (box_h - vb.h * s) / 2.0;
+    Pt::new(vb.x + (px - ox) / s, vb.y + (py - oy) / s)
 }
 
 #[cfg(test)]
@@ -248,6 +278,8 @@ mod tests {
             let brokers: Vec<i32> = (1..=n).collect();
             let l = Layout::new(&brokers, &[1]);
             assert_eq!(l.nodes.len(), n as usize + 2);
+            let vb = l.view_box();
+            assert!(vb.w <= VIEW_W + 30.0 && vb.h <= VIEW_H + 45.0, "{n} brokers: view box {vb:?} too large");
             for (i, (a, ba)) in l.nodes.iter().enumerate() {
                 assert!(ba.inside(VIEW_W, VIEW_H, 2.0), "{n} brokers: {a} at {:?} leaves the drawing", ba.c);
                 for (b, bb) in &l.nodes[i + 1..] {
@@ -275,10 +307,15 @@ mod tests {
     #[test]
     fn client_pixels_to_user_units() {
         // A box twice the view size, same aspect: plain scaling.
-        let p = client_to_user(100.0, 50.0, 2.0 * VIEW_W, 2.0 * VIEW_H, VIEW_W, VIEW_H);
+        let vb = ViewBox { x: 0.0, y: 0.0, w: VIEW_W, h: VIEW_H };
+        let p = client_to_user(100.0, 50.0, 2.0 * VIEW_W, 2.0 * VIEW_H, vb);
         assert!((p.x - 50.0).abs() < 1e-9 && (p.y - 25.0).abs() < 1e-9);
         // A box wider than the view: letterboxed horizontally.
-        let p = client_to_user(VIEW_W, 0.0, 2.0 * VIEW_W, VIEW_H, VIEW_W, VIEW_H);
+        let p = client_to_user(VIEW_W, 0.0, 2.0 * VIEW_W, VIEW_H, vb);
         assert!((p.x - VIEW_W / 2.0).abs() < 1e-9 && p.y.abs() < 1e-9);
+        // An offset view box.
+        let vb = ViewBox { x: 40.0, y: -10.0, w: 200.0, h: 100.0 };
+        let p = client_to_user(200.0, 100.0, 400.0, 200.0, vb);
+        assert!((p.x - 140.0).abs() < 1e-9 && (p.y - 40.0).abs() < 1e-9);
     }
 }

@@ -1,7 +1,7 @@
 //! The picture: brokers on a ring around ZooKeeper, the consumer on the right, a link for every
 //! pair that can talk, messages moving along their links, and a stroke overlay that cuts (or
 //! heals) every link a drag crosses.
-use crate::geometry::{client_to_user, crossed_links, nearest_link, Layout, Pt, VIEW_H, VIEW_W};
+use crate::geometry::{client_to_user, crossed_links, nearest_link, Layout, Pt};
 use crate::model::{link_words, CutMode};
 use splitbrain_sim::view::{LinkView, MessageView, NodeView, View};
 use splitbrain_sim::{Command, Direction, NodeId};
@@ -97,13 +97,14 @@ pub fn graph(props: &GraphProps) -> Html {
     let segs: Rc<Vec<(LinkView, (Pt, Pt))>> =
         Rc::new(view.links.iter().filter_map(|l| layout.link_segment(l.a, l.b).map(|s| (l.clone(), s))).collect());
 
+    let vb = layout.view_box();
     let to_user = {
         let svg_ref = svg_ref.clone();
         move |e: &PointerEvent| -> Pt {
             match svg_ref.cast::<Element>() {
                 Some(el) => {
                     let r = el.get_bounding_client_rect();
-                    client_to_user(e.client_x() as f64 - r.left(), e.client_y() as f64 - r.top(), r.width(), r.height(), VIEW_W, VIEW_H)
+                    client_to_user(e.client_x() as f64 - r.left(), e.client_y() as f64 - r.top(), r.width(), r.height(), vb)
                 }
                 None => Pt::new(0.0, 0.0),
             }
@@ -257,7 +258,7 @@ pub fn graph(props: &GraphProps) -> Html {
     });
 
     let seg_of = |from: NodeId, to: NodeId| -> Option<(Pt, Pt)> { layout.link_segment(from, to) };
-    let show_labels = view.messages.len() <= 8;
+    let show_labels = false;
     let msg_html = view.messages.iter().filter_map(|m| seg_of(m.from, m.to).map(|s| (m, s))).map(|(m, s)| {
         let p = message_pos(m, now, s);
         let class = classes!("msg", category_class(&m.category), m.state.clone());
@@ -281,7 +282,7 @@ pub fn graph(props: &GraphProps) -> Html {
     };
 
     html! {
-        <svg ref={svg_ref} class="graph" data-testid="graph" viewBox={format!("0 0 {VIEW_W} {VIEW_H}")}
+        <svg ref={svg_ref} class="graph" data-testid="graph" viewBox={format!("{:.1} {:.1} {:.1} {:.1}", vb.x, vb.y, vb.w, vb.h)}
             role="group" aria-label="Cluster graph: brokers, ZooKeeper and the consumer. Drag across links to cut or heal them."
             {onpointerdown} {onpointermove} {onpointerup} {onpointercancel}>
             <defs>
@@ -289,7 +290,7 @@ pub fn graph(props: &GraphProps) -> Html {
                     <line x1="0" y1="0" x2="0" y2="6" class="hatch-line" />
                 </pattern>
             </defs>
-            <rect class="backdrop" x="0" y="0" width={VIEW_W.to_string()} height={VIEW_H.to_string()} />
+            <rect class="backdrop" x={fmt(vb.x)} y={fmt(vb.y)} width={fmt(vb.w)} height={fmt(vb.h)} />
             <g class="links">{ for link_html }</g>
             <g class="nodes">{ for node_html }</g>
             <g class="messages" aria-hidden="true">{ for msg_html }</g>
@@ -303,8 +304,12 @@ fn fmt(v: f64) -> String {
 }
 
 fn short_label(l: &str) -> String {
-    let s: String = l.chars().take(28).collect();
-    if l.chars().count() > 28 {
+    short(l, 28)
+}
+
+fn short(l: &str, n: usize) -> String {
+    let s: String = l.chars().take(n).collect();
+    if l.chars().count() > n {
         format!("{s}…")
     } else {
         s
@@ -372,16 +377,16 @@ fn render_node(n: &NodeView, c: Pt, hw: f64, hh: f64, view: &View, acting: usize
                         if leads_watch { <tspan class="watch-mark">{" ★"}</tspan> }
                     </text>
                     if let Some(q) = queue {
-                        <text class="line dim" x={fmt(-hw + 8.0)} y={fmt(-hh + 63.0)}>{short_label(&q)}</text>
+                        <text class="line dim" x={fmt(-hw + 8.0)} y={fmt(-hh + 63.0)}>{short(&q, 21)}</text>
                     }
                     if n.zk_controller {
-                        <g class="badge badge-zk" transform={format!("translate(0,{:.1})", -hh - 2.0)}>
+                        <g class="badge badge-zk" transform={format!("translate(0,{:.1})", -hh - 9.0)}>
                             <rect x="-44" y="-9" width="88" height="16" rx="8" />
                             <text y="3" text-anchor="middle">{"holds /controller"}</text>
                         </g>
                     }
                     if n.acting_controller {
-                        <g class="badge badge-acting" transform={format!("translate(0,{:.1})", hh + 4.0)}>
+                        <g class="badge badge-acting" transform={format!("translate(0,{:.1})", hh + 9.0)}>
                             <rect x="-52" y="-9" width="104" height="16" rx="8" />
                             <text y="3" text-anchor="middle">{if n.zk_controller { "acting controller" } else { "acting controller ⚠" }}</text>
                         </g>

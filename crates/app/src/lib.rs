@@ -1,1 +1,31 @@
+//! # splitbrain-app
+//!
+//! The browser playground for `splitbrain-sim`, in Yew. It renders a view of the simulated world
+//! and turns gestures (drags across links, clicks, keys) into core commands; it never decides
+//! Kafka behaviour itself.
+#![warn(missing_docs)]
+
+pub mod app;
+pub mod debug;
 pub mod geometry;
+pub mod graph;
+pub mod model;
+pub mod panels;
+
+pub use app::App;
+
+/// Starts the page: the panic banner, the `window.splitbrain` hook, and the app in `#app`
+/// (or `<body>` when there is no such element).
+pub fn start() {
+    debug::install_panic_hook();
+    debug::install_window_hook();
+    let root = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("app"));
+    match root {
+        Some(el) => {
+            yew::Renderer::<App>::with_root(el).render();
+        }
+        None => {
+            yew::Renderer::<App>::new().render();
+        }
+    }
+}

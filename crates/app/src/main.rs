@@ -1,1 +1,4 @@
-fn main() {}
+//! The playground binary that Trunk builds.
+fn main() {
+    splitbrain_app::start();
+}

@@ -291,7 +291,7 @@ pub fn alerts(props: &AlertsProps) -> Html {
     let mut shown: Vec<&splitbrain_sim::Alert> = props.alerts.iter().collect();
     shown.sort_by_key(|a| a.kind);
     // Many leaderless partitions: show the first few and a count.
-    let mut leaderless = 0;
+    let mut leaderless: usize = 0;
     let items: Vec<Html> = shown
         .iter()
         .filter(|a| {
@@ -357,7 +357,7 @@ pub fn zk_tree(props: &ZkProps) -> Html {
         <section class="panel" aria-labelledby="zk-h" data-testid="zk-tree">
             <div class="panel-head">
                 <h2 id="zk-h">{"ZooKeeper"}</h2>
-                <button class="small-btn" onclick={toggle} aria-pressed={show_all.to_string()}>{if *show_all { "Hide partition znodes" } else { format!("Show all {hidden} partition znodes") }}</button>
+                <button class="small-btn" onclick={toggle} aria-pressed={show_all.to_string()}>{if *show_all { "Hide partition znodes".to_string() } else { format!("Show all {hidden} partition znodes") }}</button>
             </div>
             <ul class="znodes">
             { for rows.map(|z| {

@@ -1,0 +1,465 @@
+//! The page: header (scenario, seed, reset), the graph with its controls and story caption, the
+//! panels and the event log. One reducer ([`Model`]) holds the run.
+use crate::graph::Graph;
+use crate::model::{Action, CutMode, Model, StepCaption};
+use crate::panels::{Alerts, ConsumerPanel, ControllerContextDiff, PartitionTable, ZkTree};
+use splitbrain_sim::event::{Event as SimEvent, EventKind};
+use splitbrain_sim::scenario::builtin_names;
+use splitbrain_sim::view::View;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlElement, HtmlInputElement, HtmlSelectElement, KeyboardEvent};
+use yew::prelude::*;
+
+/// Virtual time as the CLI prints it: `16.469s`, `2d+74.562s`.
+pub fn fmt_time(ms: u64) -> String {
+    let (d, rem) = (ms / 86_400_000, ms % 86_400_000);
+    let secs = rem as f64 / 1000.0;
+    if d > 0 {
+        format!("{d}d+{secs:.3}s")
+    } else {
+        format!("{secs:.3}s")
+    }
+}
+
+/// A gap between events long enough to mark in the log.
+pub const GAP_MS: u64 = 60_000;
+
+/// Words for a long gap.
+pub fn gap_words(ms: u64) -> String {
+    let h = ms as f64 / 3_600_000.0;
+    if h >= 36.0 {
+        format!("{:.0} days pass", h / 24.0)
+    } else if h >= 1.0 {
+        format!("{h:.0} hours pass")
+    } else {
+        format!("{:.0} minutes pass", ms as f64 / 60_000.0)
+    }
+}
+
+fn kind_class(k: EventKind) -> &'static str {
+    match k {
+        EventKind::Fault => "k-fault",
+        EventKind::ZkRequest | EventKind::ZkResponse => "k-zk",
+        EventKind::ZkWatch => "k-watch",
+        EventKind::ZkSession | EventKind::SessionExpired => "k-session",
+        EventKind::ControllerElected | EventKind::ControllerResigned => "k-controller",
+        EventKind::LeaderChange => "k-leader",
+        EventKind::ControlRequest | EventKind::ControlRejected => "k-control",
+        EventKind::IsrChange => "k-isr",
+        EventKind::MessageDropped => "k-drop",
+        EventKind::Consumer => "k-consumer",
+        EventKind::Process => "k-process",
+        EventKind::Info => "k-info",
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct LogProps {
+    events: Rc<Vec<SimEvent>>,
+    captions: Rc<Vec<StepCaption>>,
+    on_jump: Callback<usize>,
+}
+
+/// Every event as a log line; re-rendered only when the run's history changes. The current
+/// line is marked by an effect in [`App`] so that a step costs no list diff.
+#[function_component(EventLog)]
+fn event_log(props: &LogProps) -> Html {
+    let onclick = {
+        let on_jump = props.on_jump.clone();
+        Callback::from(move |e: MouseEvent| {
+            let li = e.target().and_then(|t| t.dyn_into::<Element>().ok()).and_then(|el| el.closest("[data-step]").ok().flatten());
+            if let Some(step) = li.and_then(|li| li.get_attribute("data-step")).and_then(|s| s.parse::<usize>().ok()) {
+                on_jump.emit(step);
+            }
+        })
+    };
+    let mut prev_t = 0u64;
+    let mut items: Vec<Html> = Vec::with_capacity(props.events.len() + 4);
+    items.push(html! {
+        <li key="ev-0" id="ev-0" class="ev k-info" data-step="0"><span class="st">{"0"}</span><span class="t">{"0.000s"}</span><span class="n"></span><span class="l">{"start of the run"}</span></li>
+    });
+    let mut ci = props.captions.iter().peekable();
+    for e in props.events.iter() {
+        if e.time_ms.saturating_sub(prev_t) >= GAP_MS {
+            let gap = e.time_ms - prev_t;
+            items.push(html! {
+                <li key={format!("gap-{}", e.step)} class="gap" role="separator" data-testid="time-gap">
+                    {format!("⋯ {} with nothing to do ({} → {}) ⋯", gap_words(gap), fmt_time(prev_t), fmt_time(e.time_ms))}
+                </li>
+            });
+        }
+        prev_t = e.time_ms;
+        let step = e.step as usize;
+        while ci.peek().map(|c| c.step < step).unwrap_or(false) {
+            ci.next();
+        }
+        let has_caption = ci.peek().map(|c| c.step == step).unwrap_or(false);
+        let alert = !e.alerts_raised.is_empty();
+        let title = if e.details.is_empty() { None } else { Some(e.details.join("\n")) };
+        items.push(html! {
+            <li key={format!("ev-{step}")} id={format!("ev-{step}")} data-step={step.to_string()}
+                class={classes!("ev", kind_class(e.kind), has_caption.then_some("captioned"), alert.then_some("alerting"))} title={title}>
+                <span class="st">{step}</span>
+                <span class="t">{fmt_time(e.time_ms)}</span>
+                <span class="n">{e.node.to_string()}</span>
+                <span class="l">
+                    { if has_caption { html!{<span class="cap-mark" title="story caption at this step">{"◆ "}</span>} } else { html!{} } }
+                    {e.line.clone()}
+                    { for e.alerts_raised.iter().map(|a| html!{ <span class="alert-line">{format!("ALERT {a}")}</span> }) }
+                </span>
+            </li>
+        });
+    }
+    html! {
+        <ol class="log" id="event-log" data-testid="event-log" {onclick} aria-label="Event log: click a line to jump to that step">
+            { for items }
+        </ol>
+    }
+}
+
+/// Marks the current line of the log and scrolls it into view inside the log (not the page).
+fn mark_current_line(cursor: usize) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
+    if let Ok(list) = doc.query_selector_all("#event-log .current") {
+        for i in 0..list.length() {
+            if let Some(el) = list.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
+                let _ = el.class_list().remove_1("current");
+                let _ = el.remove_attribute("aria-current");
+            }
+        }
+    }
+    let Some(el) = doc.get_element_by_id(&format!("ev-{cursor}")) else { return };
+    let _ = el.class_list().add_1("current");
+    let _ = el.set_attribute("aria-current", "step");
+    let (Some(li), Some(box_)) = (el.dyn_ref::<HtmlElement>(), doc.get_element_by_id("log-scroll")) else { return };
+    let Some(box_) = box_.dyn_ref::<HtmlElement>() else { return };
+    let top = li.offset_top();
+    let h = li.offset_height();
+    let (st, ch) = (box_.scroll_top(), box_.client_height());
+    if top < st || top + h > st + ch {
+        box_.set_scroll_top((top - ch / 2).max(0));
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct ControlsProps {
+    cursor: usize,
+    len: usize,
+    time: String,
+    playing: bool,
+    speed: u32,
+    can_undo: bool,
+    undo_label: String,
+    has_next_caption: bool,
+    has_prev_caption: bool,
+    cut_mode: CutMode,
+    dispatch: Callback<Action>,
+}
+
+#[function_component(Controls)]
+fn controls(p: &ControlsProps) -> Html {
+    let d = p.dispatch.clone();
+    let act = move |a: Action| {
+        let d = d.clone();
+        Callback::from(move |_: MouseEvent| d.emit(a.clone()))
+    };
+    let on_speed = {
+        let d = p.dispatch.clone();
+        Callback::from(move |e: Event| {
+            if let Ok(v) = e.target_unchecked_into::<HtmlSelectElement>().value().parse::<u32>() {
+                d.emit(Action::SetSpeed(v));
+            }
+        })
+    };
+    let on_mode = {
+        let d = p.dispatch.clone();
+        Callback::from(move |e: Event| d.emit(Action::SetCutMode(CutMode::from_key(&e.target_unchecked_into::<HtmlSelectElement>().value()))))
+    };
+    let on_scrub = {
+        let d = p.dispatch.clone();
+        Callback::from(move |e: InputEvent| {
+            if let Ok(v) = e.target_unchecked_into::<HtmlInputElement>().value().parse::<usize>() {
+                d.emit(Action::Seek(v));
+            }
+        })
+    };
+    let speeds = [1u32, 2, 4, 8, 16, 32, 64];
+    html! {
+        <div class="controls" role="toolbar" aria-label="Stepping controls" data-testid="controls">
+            <div class="row">
+                <button onclick={act(Action::Seek(0))} disabled={p.cursor == 0} aria-label="Go to the start (step 0)" title="Start (Home)">{"|◀"}</button>
+                <button onclick={act(Action::Back)} disabled={p.cursor == 0} aria-label="Step back" title="Step back (←)" data-testid="step-back">{"◀ Back"}</button>
+                <button onclick={act(Action::Forward)} disabled={p.cursor >= p.len} aria-label="Step forward" title="Step forward (→)" data-testid="step-forward">{"Forward ▶"}</button>
+                <button onclick={act(Action::End)} disabled={p.cursor >= p.len} aria-label="Go to the end of the run" title="End (End)" data-testid="step-end">{"▶|"}</button>
+                <button onclick={act(Action::TogglePlay)} aria-label={if p.playing { "Pause" } else { "Play" }} aria-pressed={p.playing.to_string()} data-testid="play">
+                    {if p.playing { "❚❚ Pause" } else { "▷ Play" }}
+                </button>
+                <label class="speed">{"speed "}
+                    <select onchange={on_speed} aria-label="Playback speed in steps per second">
+                        { for speeds.iter().map(|s| html!{ <option value={s.to_string()} selected={*s == p.speed}>{format!("{s}/s")}</option> }) }
+                    </select>
+                </label>
+                <span class="stepinfo" data-testid="step-info" aria-live="polite">
+                    {format!("step {} / {}", p.cursor, p.len)}<span class="t">{format!(" · t = {}", p.time)}</span>
+                </span>
+            </div>
+            <input type="range" class="scrub" min="0" max={p.len.to_string()} value={p.cursor.to_string()} oninput={on_scrub}
+                aria-label="Scrub through the steps" data-testid="scrub" />
+            <div class="row">
+                <button onclick={act(Action::PrevCaption)} disabled={!p.has_prev_caption} aria-label="Previous story step">{"⤒ Prev story step"}</button>
+                <button onclick={act(Action::NextCaption)} disabled={!p.has_next_caption} aria-label="Jump to the next story step" data-testid="next-caption">{"Next story step ⤓"}</button>
+                <button onclick={act(Action::Undo)} disabled={!p.can_undo} aria-label={if p.can_undo { format!("Undo {}", p.undo_label) } else { "Undo (nothing to undo)".to_string() }} data-testid="undo">
+                    {"↶ Undo"}{ if p.can_undo { html!{ <span class="undo-what">{format!(" {}", p.undo_label)}</span> } } else { html!{} } }
+                </button>
+                <label class="mode">{"drag cuts "}
+                    <select onchange={on_mode} aria-label="What a drag across a link cuts">
+                        <option value="both" selected={p.cut_mode == CutMode::Both}>{"both directions"}</option>
+                        <option value="requests" selected={p.cut_mode == CutMode::Requests}>{"one way: requests (→ ZooKeeper, → broker)"}</option>
+                        <option value="replies" selected={p.cut_mode == CutMode::Replies}>{"one way: replies & watches (ZooKeeper →)"}</option>
+                    </select>
+                </label>
+            </div>
+        </div>
+    }
+}
+
+fn watch_partition(v: &View) -> Option<String> {
+    v.consumers.first().map(|c| format!("__consumer_offsets-{}", c.coordinator_partition))
+}
+
+/// The page.
+#[function_component(App)]
+pub fn app() -> Html {
+    let model = use_reducer(Model::initial);
+    let dispatch = {
+        let m = model.dispatcher();
+        Callback::from(move |a: Action| m.dispatch(a))
+    };
+    crate::debug::set_current(&model.tl);
+
+    // ←/→ keys, Home/End, n for the next story step.
+    {
+        let d = model.dispatcher();
+        use_effect_with((), move |_| {
+            let doc = web_sys::window().and_then(|w| w.document());
+            let listener = doc.map(|doc| {
+                gloo::events::EventListener::new(&doc, "keydown", move |e| {
+                    let Some(e) = e.dyn_ref::<KeyboardEvent>() else { return };
+                    if e.ctrl_key() || e.meta_key() || e.alt_key() {
+                        return;
+                    }
+                    let tag = e.target().and_then(|t| t.dyn_into::<Element>().ok()).map(|el| el.tag_name().to_lowercase()).unwrap_or_default();
+                    if matches!(tag.as_str(), "input" | "select" | "textarea") {
+                        return;
+                    }
+                    let a = match e.key().as_str() {
+                        "ArrowRight" => Action::Forward,
+                        "ArrowLeft" => Action::Back,
+                        "Home" => Action::Seek(0),
+                        "End" => Action::End,
+                        "n" => Action::NextCaption,
+                        "p" => Action::PrevCaption,
+                        _ => return,
+                    };
+                    e.prevent_default();
+                    d.dispatch(a);
+                })
+            });
+            move || drop(listener)
+        });
+    }
+    // Playback.
+    {
+        let d = model.dispatcher();
+        use_effect_with((model.playing, model.speed), move |(playing, speed)| {
+            let iv = if *playing {
+                let ms = (1000 / (*speed).max(1)).max(5);
+                Some(gloo::timers::callback::Interval::new(ms, move || d.dispatch(Action::Tick)))
+            } else {
+                None
+            };
+            move || drop(iv)
+        });
+    }
+    let (cursor, len) = {
+        let t = model.tl.borrow();
+        (t.cursor(), t.len())
+    };
+    // After every render: mark the current log line, record the render time.
+    use_effect_with((cursor, model.rev), move |(c, _)| {
+        mark_current_line(*c);
+        crate::debug::mark_rendered();
+    });
+
+    let view = Rc::new(model.tl.borrow().view());
+    let watch = watch_partition(&view);
+    let on_commands = {
+        let d = model.dispatcher();
+        Callback::from(move |cmds| d.dispatch(Action::Apply(cmds)))
+    };
+    let on_jump = {
+        let d = model.dispatcher();
+        use_callback((), move |s: usize, _| d.dispatch(Action::Seek(s)))
+    };
+    let caption = model.caption_now().cloned();
+    let has_next = model.captions.iter().any(|c| c.step > cursor);
+    let has_prev = model.captions.iter().any(|c| c.step < cursor);
+
+    let split = view.acting_controllers.len() > 1;
+    let acting_words = view.acting_controllers.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(" and ");
+    let description = model.tl.borrow().scenario().description.clone();
+    let stuck = view.consumers.iter().any(|c| c.status == "coordinator_not_available");
+
+    html! {
+        <div class="app" data-testid="app-root">
+            <Header model={model.clone()} dispatch={dispatch.clone()} />
+            if let Some(n) = &model.notice {
+                <div class={classes!("notice", if n.error { "error" } else { "info" })} role={if n.error { "alert" } else { "status" }} data-testid="notice">
+                    <span>{n.text.clone()}</span>
+                    <button class="small-btn" onclick={let d = dispatch.clone(); Callback::from(move |_| d.emit(Action::Dismiss))} aria-label="Dismiss message">{"✕"}</button>
+                </div>
+            }
+            <main class="layout">
+                <div class="stage">
+                    <section class="card picture" aria-label="The cluster">
+                        <div class={classes!("banner", if split { "split" } else if stuck { "stuck" } else { "calm" })} data-testid="status-banner" role="status">
+                            if split {
+                                {format!("⚠ Split brain: brokers {acting_words} both act as controller. ZooKeeper's /controller names {}.", view.zk_controller.map(|b| format!("broker {b}")).unwrap_or_else(|| "nobody".into()))}
+                            } else if stuck {
+                                {format!("✕ {} has no coordinator: {} has leader -1.", view.consumers.first().map(|c| c.group.clone()).unwrap_or_default(), watch.clone().unwrap_or_default())}
+                            } else {
+                                {format!("{} · controller: {}", model.source, view.zk_controller.map(|b| format!("broker {b}")).unwrap_or_else(|| "none".into()))}
+                            }
+                        </div>
+                        <Graph view={view.clone()} cut_mode={model.cut_mode} watch_partition={watch.clone()} on_commands={on_commands} />
+                        <p class="legend small">
+                            <span class="lg lg-acting">{"♛ acting controller (isActive)"}</span>
+                            <span class="lg lg-zkctl">{"holds /controller"}</span>
+                            <span class="lg lg-cut">{"✕ cut link"}</span>
+                            <span class="lg"><span class="dot m-zk"></span>{"ZK request/reply"}</span>
+                            <span class="lg"><span class="dot m-watch"></span>{"watch"}</span>
+                            <span class="lg"><span class="dot m-control"></span>{"LeaderAndIsr/UpdateMetadata"}</span>
+                            <span class="lg"><span class="dot m-client"></span>{"FindCoordinator"}</span>
+                            <span class="lg">{"★ leads the group's partition"}</span>
+                        </p>
+                        <p class="hint small">{"Drag a stroke across links to cut them; drag across (or click) a cut link to heal it. Keyboard: Tab to a link, Enter. ←/→ step, n = next story step."}</p>
+                    </section>
+                    <Controls cursor={cursor} len={len} time={fmt_time(view.time_ms)} playing={model.playing} speed={model.speed}
+                        can_undo={model.undo.is_some()} undo_label={model.undo_label.clone()} has_next_caption={has_next} has_prev_caption={has_prev}
+                        cut_mode={model.cut_mode} dispatch={dispatch.clone()} />
+                    <section class={classes!("card", "story", caption.as_ref().map(|c| c.step == cursor).unwrap_or(false).then_some("now"))} aria-live="polite" data-testid="story">
+                        if let Some(c) = &caption {
+                            <p><span class="story-step">{format!("Step {}", c.step)}{ if c.step == cursor { "" } else { " (earlier)" } }</span>{" "}{c.text.clone()}</p>
+                        } else if !model.captions.is_empty() {
+                            <p class="dim">{format!("{} Press “Next story step” to follow the incident ({} story steps).", description, model.captions.len())}</p>
+                        } else {
+                            <p class="dim">{description}</p>
+                        }
+                    </section>
+                </div>
+                <div class="side">
+                    <ConsumerPanel consumers={Rc::new(view.consumers.clone())} partitions={Rc::new(view.partitions.clone())} />
+                    <Alerts alerts={Rc::new(view.alerts.clone())} />
+                    <ControllerContextDiff controllers={Rc::new(view.controllers.clone())} watch_partition={watch.clone()} zk_controller={view.zk_controller} />
+                </div>
+                <section class="panel log-panel" aria-labelledby="log-h">
+                    <div class="panel-head"><h2 id="log-h">{"Event log"}</h2><span class="dim small">{format!("{} events · click a line to jump", len)}</span></div>
+                    <div class="log-scroll" id="log-scroll">
+                        <EventLog events={model.events.clone()} captions={model.captions.clone()} on_jump={on_jump} />
+                    </div>
+                </section>
+                <PartitionTable partitions={Rc::new(view.partitions.clone())} watch_partition={watch.clone()} />
+                <ZkTree znodes={Rc::new(view.zk_tree.clone())} watch_partition={watch} />
+            </main>
+            <footer class="foot small dim">
+                {"splitbrain — a deterministic simulation of Kafka 0.11–1.0's ZooKeeper-based controller. Same scenario + seed + actions = same run."}
+            </footer>
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct HeaderProps {
+    model: UseReducerHandle<Model>,
+    dispatch: Callback<Action>,
+}
+
+#[function_component(Header)]
+fn header(p: &HeaderProps) -> Html {
+    let reader = use_mut_ref(|| None::<gloo::file::callbacks::FileReader>);
+    let names = builtin_names();
+    let on_pick = {
+        let d = p.dispatch.clone();
+        Callback::from(move |e: Event| d.emit(Action::LoadBuiltin(e.target_unchecked_into::<HtmlSelectElement>().value())))
+    };
+    let on_file = {
+        let d = p.dispatch.clone();
+        let reader = reader.clone();
+        Callback::from(move |e: Event| {
+            let input = e.target_unchecked_into::<HtmlInputElement>();
+            let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
+            input.set_value("");
+            let name = file.name();
+            if file.size() > 1_000_000.0 {
+                d.emit(Action::FileError(format!("'{name}' is {:.0} KB; scenario files are limited to 1000 KB. Still showing the current run.", file.size() / 1024.0)));
+                return;
+            }
+            let d2 = d.clone();
+            let f = gloo::file::File::from(file);
+            *reader.borrow_mut() = Some(gloo::file::callbacks::read_as_text(&f, move |res| match res {
+                Ok(text) => d2.emit(Action::LoadJson { name, text }),
+                Err(err) => d2.emit(Action::FileError(format!("Could not read '{name}': {err}. Still showing the current run."))),
+            }));
+        })
+    };
+    let on_seed = {
+        let d = p.dispatch.clone();
+        Callback::from(move |e: InputEvent| d.emit(Action::SeedText(e.target_unchecked_into::<HtmlInputElement>().value())))
+    };
+    let on_seed_key = {
+        let d = p.dispatch.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Enter" {
+                d.emit(Action::Reset)
+            }
+        })
+    };
+    let on_reset = {
+        let d = p.dispatch.clone();
+        Callback::from(move |_| d.emit(Action::Reset))
+    };
+    let on_random = {
+        let d = p.dispatch.clone();
+        Callback::from(move |_| {
+            let mut b = [0u8; 8];
+            match getrandom::getrandom(&mut b) {
+                Ok(()) => d.emit(Action::RandomSeed(u64::from_le_bytes(b) % 1_000_000_000)),
+                Err(e) => d.emit(Action::FileError(format!("No random numbers available: {e}"))),
+            }
+        })
+    };
+    let m = &p.model;
+    let is_builtin = names.iter().any(|n| *n == m.source);
+    html! {
+        <header class="top">
+            <h1><span class="logo" aria-hidden="true">{"◐"}</span>{"splitbrain"}<span class="sub">{" · Kafka controller split brain, step by step"}</span></h1>
+            <div class="pickers">
+                <label>{"scenario "}
+                    <select onchange={on_pick} aria-label="Built-in scenario" data-testid="scenario-select">
+                        if !is_builtin { <option value="" selected=true disabled=true>{format!("{} (file)", m.source)}</option> }
+                        { for names.iter().map(|n| html!{ <option value={n.clone()} selected={*n == m.source}>{n.clone()}</option> }) }
+                    </select>
+                </label>
+                <label class="file-btn">{"open JSON…"}
+                    <input type="file" accept=".json,application/json" onchange={on_file} aria-label="Open a scenario JSON file" data-testid="scenario-file" />
+                </label>
+                <label>{"seed "}
+                    <input type="text" inputmode="numeric" class="seed" value={m.seed_text.clone()} oninput={on_seed} onkeydown={on_seed_key} aria-label="Seed" data-testid="seed" />
+                </label>
+                <button onclick={on_reset} aria-label="Reset: restart the scenario with this seed" data-testid="reset">{"Reset"}</button>
+                <button onclick={on_random} aria-label="Restart with a new random seed">{"random seed"}</button>
+            </div>
+        </header>
+    }
+}
