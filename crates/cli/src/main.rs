@@ -8,13 +8,13 @@
 //! Bad input prints one line naming the problem and exits with status 2.
 use splitbrain_sim::scenario::{builtin, builtins};
 use splitbrain_sim::view::describe_partition;
-use splitbrain_sim::{coordinator_partition, Scenario, World};
+use splitbrain_sim::{coordinator_partition, Mode, Scenario, World};
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
   splitbrain scenarios
-  splitbrain run <built-in name | path.json> [--seed N] [--until-ms T] [--json]
+  splitbrain run <built-in name | path.json> [--mode legacy|fenced] [--seed N] [--until-ms T] [--json]
   splitbrain coordinator <group> [--partitions N]";
 
 struct Fail(String);
@@ -85,9 +85,15 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
     let mut seed = None;
     let mut until = None;
     let mut json = false;
+    let mut mode = Mode::Legacy;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
+            "--mode" => {
+                let v = args.get(i + 1).ok_or_else(|| Fail("--mode needs a value".into()))?;
+                mode = Mode::parse(v).map_err(Fail)?;
+                i += 1;
+            }
             "--seed" => {
                 seed = Some(number::<u64>("--seed", args.get(i + 1))?);
                 i += 1;
@@ -106,7 +112,7 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
     let spec = spec.ok_or_else(|| Fail(format!("run needs a scenario\n{USAGE}")))?;
     let scenario = load(&spec)?;
     let mut world =
-        World::with_seed(&scenario, seed.unwrap_or(scenario.seed)).map_err(|e| Fail(format!("{spec}: {e}")))?;
+        World::with_mode(&scenario, seed.unwrap_or(scenario.seed), mode).map_err(|e| Fail(format!("{spec}: {e}")))?;
     let end = until.unwrap_or(world.config().end_ms).min(world.config().end_ms);
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -154,7 +160,15 @@ fn fmt_time(ms: u64) -> String {
 
 fn print_summary(out: &mut impl Write, world: &World) -> io::Result<()> {
     let s = world.summary();
-    writeln!(out, "\n== {} (seed {}) after {} steps, at {} ==", s.scenario, s.seed, s.steps, fmt_time(s.time_ms))?;
+    writeln!(
+        out,
+        "\n== {} (seed {}, mode {}) after {} steps, at {} ==",
+        s.scenario,
+        s.seed,
+        s.mode,
+        s.steps,
+        fmt_time(s.time_ms)
+    )?;
     writeln!(
         out,
         "/controller: {}   acting controllers: {:?}",

@@ -21,7 +21,7 @@ use crate::ids::{fmt_ids, BrokerId, NodeId, TopicPartition};
 use crate::message::{PartitionStateInfo, Payload};
 use crate::partition_state::PartitionState;
 use crate::replica_state::ReplicaState;
-use crate::scenario::Config;
+use crate::scenario::{Config, Mode};
 use crate::zk_client::Purpose;
 use crate::zookeeper::{LeaderIsr, MultiOp, ZData, ZkError, ZkOp, ZkResult};
 use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -90,6 +90,7 @@ enum Step {
     ReadControllerId { resign_check: bool },
     Elect,
     CreateController,
+    CreateControllerFenced,
     CheckOwnCreate,
     ReadEpoch,
     IncrementEpoch,
@@ -137,6 +138,7 @@ impl Step {
         match self {
             Step::ReadControllerId { .. } => "getControllerID".into(),
             Step::Elect | Step::CreateController | Step::CheckOwnCreate => "elect".into(),
+            Step::CreateControllerFenced => "registerControllerAndIncrementControllerEpoch".into(),
             Step::ReadEpoch => "readControllerEpochFromZookeeper".into(),
             Step::IncrementEpoch => "incrementControllerEpoch".into(),
             Step::ReadBrokerIds
@@ -319,6 +321,14 @@ impl Broker {
                         self.controller.active_id = *id;
                         if was && !self.is_active() {
                             self.resign(out);
+                        } else if !was && self.is_active() {
+                            self.clog(
+                                out,
+                                EventKind::Info,
+                                format!(
+                                    "Processed a stale ControllerChange({id}) queued earlier: activeControllerId = {id}, so isActive is true again, without a failover (the event carries the id read when it was enqueued)"
+                                ),
+                            );
                         }
                         Vec::new()
                     }
@@ -335,7 +345,7 @@ impl Broker {
                 self.controller.job = None;
                 continue;
             };
-            match self.exec(step.clone(), out) {
+            match self.exec(step.clone(), _cfg, out) {
                 Exec::Done => {}
                 Exec::Wait(op) => {
                     if let Some(job) = self.controller.job.as_mut() {
@@ -348,7 +358,33 @@ impl Broker {
         }
     }
 
-    fn exec(&mut self, step: Step, out: &mut Outbox) -> Exec {
+    fn exec(&mut self, step: Step, cfg: &Config, out: &mut Outbox) -> Exec {
+        match self.exec_unfenced(step, out) {
+            Exec::Wait(op) if cfg.mode == Mode::Fenced && op.is_write() && !matches!(op, ZkOp::Multi { .. }) => {
+                Exec::Wait(self.fence(op))
+            }
+            other => other,
+        }
+    }
+
+    /// KAFKA-6082 (`KafkaZkClient.wrapRequestWithControllerEpochCheck`): a controller write becomes
+    /// `multi(check(/controller_epoch, epochZkVersion), write)`.
+    fn fence(&self, op: ZkOp) -> ZkOp {
+        let write = match op {
+            ZkOp::SetData { path, data, version } => MultiOp::SetData { path, data, version },
+            ZkOp::Create { path, data, ephemeral, .. } => MultiOp::Create { path, data, ephemeral },
+            ZkOp::Delete { path, version } => MultiOp::Delete { path, version },
+            other => return other,
+        };
+        ZkOp::Multi {
+            ops: alloc::vec![
+                MultiOp::Check { path: "/controller_epoch".into(), version: self.controller.ctx.epoch_zk_version },
+                write
+            ],
+        }
+    }
+
+    fn exec_unfenced(&mut self, step: Step, out: &mut Outbox) -> Exec {
         let ctl = |p: &str| ZkOp::GetData { path: p.into(), watch: true };
         match step {
             Step::ReadControllerId { .. } | Step::Elect | Step::CheckOwnCreate => Exec::Wait(ctl("/controller")),
@@ -357,6 +393,20 @@ impl Broker {
                 data: ZData::Controller { broker_id: self.id, timestamp: 0 },
                 ephemeral: true,
                 sequential: false,
+            }),
+            Step::CreateControllerFenced => Exec::Wait(ZkOp::Multi {
+                ops: alloc::vec![
+                    MultiOp::Create {
+                        path: "/controller".into(),
+                        data: ZData::Controller { broker_id: self.id, timestamp: 0 },
+                        ephemeral: true,
+                    },
+                    MultiOp::SetData {
+                        path: "/controller_epoch".into(),
+                        data: ZData::ControllerEpoch { epoch: self.controller.ctx.epoch + 1 },
+                        version: self.controller.ctx.epoch_zk_version,
+                    },
+                ],
             }),
             Step::ReadEpoch => Exec::Wait(ZkOp::GetData { path: "/controller_epoch".into(), watch: false }),
             Step::IncrementEpoch => Exec::Wait(ZkOp::SetData {
@@ -631,8 +681,33 @@ impl Broker {
     }
 
     /// The controller thread's ZooKeeper call returned.
-    pub(crate) fn controller_on_result(&mut self, _op: ZkOp, result: ZkResult, cfg: &Config, out: &mut Outbox) {
+    pub(crate) fn controller_on_result(&mut self, op: ZkOp, result: ZkResult, cfg: &Config, out: &mut Outbox) {
         let Some(step) = self.controller.job.as_mut().and_then(|j| j.waiting.take()) else { return };
+        let result = match (&op, result) {
+            // A fenced write: unwrap the multi (`unwrapResponseWithControllerEpochCheck`).
+            (ZkOp::Multi { ops }, r) if ops.len() == 2 && matches!(ops[0], MultiOp::Check { .. }) => match r {
+                ZkResult::MultiFailed { index: 0, .. } => {
+                    self.controller_moved(out);
+                    return;
+                }
+                ZkResult::MultiFailed { code, .. } => ZkResult::Error { code },
+                ZkResult::MultiOk => match &ops[1] {
+                    MultiOp::SetData { version, .. } => ZkResult::Written {
+                        stat: crate::zookeeper::Stat {
+                            version: version + 1,
+                            cversion: 0,
+                            czxid: 0,
+                            mzxid: 0,
+                            ephemeral_owner: None,
+                        },
+                    },
+                    MultiOp::Create { path, .. } => ZkResult::Created { path: path.clone() },
+                    _ => ZkResult::Deleted,
+                },
+                other => other,
+            },
+            (_, r) => r,
+        };
         match step {
             Step::ReadControllerId { resign_check } => {
                 let id = controller_id(&result);
@@ -646,19 +721,36 @@ impl Broker {
                 let id = controller_id(&result);
                 self.controller.active_id = id;
                 if id == -1 {
-                    self.push_front(alloc::vec![Step::CreateController]);
+                    if cfg.mode == Mode::Fenced {
+                        self.push_front(alloc::vec![Step::ReadEpoch, Step::CreateControllerFenced]);
+                    } else {
+                        self.push_front(alloc::vec![Step::CreateController]);
+                    }
                 }
             }
+            Step::CreateControllerFenced => match result {
+                ZkResult::MultiOk => {
+                    self.controller.ctx.epoch += 1;
+                    self.controller.ctx.epoch_zk_version += 1;
+                    self.won(cfg, out);
+                }
+                _ => self.push_front(alloc::vec![Step::CheckOwnCreate]),
+            },
             Step::CreateController => match result {
-                ZkResult::Created { .. } => self.won(out),
+                ZkResult::Created { .. } => self.won(cfg, out),
                 ZkResult::Error { code: ZkError::NodeExists } => self.push_front(alloc::vec![Step::CheckOwnCreate]),
                 _ => self.push_front(alloc::vec![Step::MoveController]),
             },
             Step::CheckOwnCreate => {
                 let id = controller_id(&result);
                 if id == self.id {
-                    // ZKCheckedEphemeral: our own create landed before a lost response.
-                    self.won(out);
+                    // ZKCheckedEphemeral / checkControllerAndEpoch: our own create landed before a
+                    // lost response.
+                    if cfg.mode == Mode::Fenced {
+                        self.controller.ctx.epoch += 1;
+                        self.controller.ctx.epoch_zk_version += 1;
+                    }
+                    self.won(cfg, out);
                 } else {
                     self.controller.active_id = id;
                     if id == -1 {
@@ -857,10 +949,46 @@ impl Broker {
         }
     }
 
-    fn won(&mut self, out: &mut Outbox) {
+    fn won(&mut self, cfg: &Config, out: &mut Outbox) {
         self.controller.active_id = self.id;
-        self.clog(out, EventKind::ControllerElected, format!("{} successfully elected as the controller; starting become-controller state transition (onControllerFailover)", self.id));
-        self.push_front(Self::failover_steps());
+        let mut steps = Self::failover_steps();
+        if cfg.mode == Mode::Fenced {
+            // The epoch was bumped in the same transaction as the create.
+            steps.retain(|s| !matches!(s, Step::ReadEpoch | Step::IncrementEpoch));
+            self.clog(
+                out,
+                EventKind::ControllerElected,
+                format!(
+                    "{} successfully elected as the controller. Epoch incremented to {} and epoch zk version is now {}",
+                    self.id, self.controller.ctx.epoch, self.controller.ctx.epoch_zk_version
+                ),
+            );
+        } else {
+            self.clog(
+                out,
+                EventKind::ControllerElected,
+                format!("{} successfully elected as the controller; starting become-controller state transition (onControllerFailover)", self.id),
+            );
+        }
+        self.push_front(steps);
+    }
+
+    /// `ControllerEventThread` caught `ControllerMovedException`: abandon the event and
+    /// `maybeResign()` (re-read `/controller`, resign if it is not us).
+    fn controller_moved(&mut self, out: &mut Outbox) {
+        let name = self.controller.job.as_ref().map(|j| j.event.name()).unwrap_or_default();
+        self.clog(
+            out,
+            EventKind::ControllerResigned,
+            format!(
+                "Controller moved to another broker when processing {name}: /controller_epoch is no longer at version {}. Trigger controller move listener immediately",
+                self.controller.ctx.epoch_zk_version
+            ),
+        );
+        if let Some(job) = self.controller.job.as_mut() {
+            job.steps.clear();
+        }
+        self.push_front(alloc::vec![Step::ReadControllerId { resign_check: true }]);
     }
 
     fn on_elect_read(&mut self, tp: TopicPartition, result: ZkResult, cfg: &Config, out: &mut Outbox) {

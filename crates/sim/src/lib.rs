@@ -43,7 +43,7 @@ pub use command::{Command, Direction};
 pub use consumer::{coordinator_partition, java_string_hash, kafka_abs};
 pub use event::{Event, EventKind};
 pub use ids::{NodeId, TopicPartition};
-pub use scenario::{Scenario, ScenarioError};
+pub use scenario::{Mode, Scenario, ScenarioError};
 pub use timeline::Timeline;
 pub use view::{Summary, View};
 pub use world::World;

@@ -175,7 +175,9 @@ impl Payload {
             Payload::ZkConnectResponse { result: ConnectResult::Expired } => String::from("session expired"),
             Payload::ZkRequest { op, .. } => op.describe(),
             Payload::ZkResponse { result, .. } => match result {
-                crate::zookeeper::ZkResult::Error { code } => format!("error {}", code.name()),
+                crate::zookeeper::ZkResult::Error { code } | crate::zookeeper::ZkResult::MultiFailed { code, .. } => {
+                    format!("error {}", code.name())
+                }
                 _ => String::from("ok"),
             },
             Payload::ZkWatch { event } => format!("watch {:?} {}", event.kind, event.path),

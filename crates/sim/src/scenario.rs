@@ -151,6 +151,39 @@ pub struct ScriptEntry {
     pub command: Command,
 }
 
+/// Which Kafka behaviour the brokers run. A scenario runs unchanged in each.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Kafka 0.11–1.0: unfenced controller writes, ZkClient retrying on a new session (the bug).
+    #[default]
+    Legacy,
+    /// Legacy plus exactly what KAFKA-6082 (released in 2.1.0) changed: `/controller` is created in
+    /// the same `multi` as the epoch bump, and every controller write is a `multi` that first
+    /// checks the `/controller_epoch` version read at election; a failed check is
+    /// `ControllerMovedException` and the controller resigns (`maybeResign`).
+    Fenced,
+}
+
+impl Mode {
+    /// Parses `legacy` / `fenced`.
+    pub fn parse(s: &str) -> Result<Mode, String> {
+        match s {
+            "legacy" => Ok(Mode::Legacy),
+            "fenced" => Ok(Mode::Fenced),
+            other => Err(format!("unknown mode '{other}' (modes: legacy, fenced)")),
+        }
+    }
+
+    /// The name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Legacy => "legacy",
+            Mode::Fenced => "fenced",
+        }
+    }
+}
+
 /// Why a scenario was refused.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct ScenarioError(pub String);
@@ -194,6 +227,8 @@ pub struct Config {
     pub consumers: Vec<ConsumerSpec>,
     /// End time.
     pub end_ms: u64,
+    /// Kafka behaviour.
+    pub mode: Mode,
 }
 
 impl Config {
@@ -375,6 +410,7 @@ impl Scenario {
             replica_lag_ms: c.replica_lag_time_max_ms,
             consumers: self.consumers.clone(),
             end_ms,
+            mode: Mode::Legacy,
         })
     }
 }

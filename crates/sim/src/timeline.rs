@@ -5,7 +5,7 @@
 //! stores.
 use crate::command::Command;
 use crate::event::Event;
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::{Mode, Scenario, ScenarioError};
 use crate::view::View;
 use crate::world::World;
 use alloc::string::String;
@@ -44,7 +44,12 @@ pub struct Timeline {
 impl Timeline {
     /// A timeline at step 0.
     pub fn new(scenario: Scenario, seed: Option<u64>) -> Result<Timeline, ScenarioError> {
-        let w = World::with_seed(&scenario, seed.unwrap_or(scenario.seed))?;
+        Self::with_mode(scenario, seed, Mode::Legacy)
+    }
+
+    /// A timeline at step 0 running the given Kafka behaviour.
+    pub fn with_mode(scenario: Scenario, seed: Option<u64>, mode: Mode) -> Result<Timeline, ScenarioError> {
+        let w = World::with_mode(&scenario, seed.unwrap_or(scenario.seed), mode)?;
         Ok(Timeline {
             scenario,
             worlds: alloc::vec![w],

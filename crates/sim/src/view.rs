@@ -200,6 +200,8 @@ pub struct View {
     pub scenario: String,
     /// Seed.
     pub seed: u64,
+    /// Kafka behaviour (`legacy`, `fenced`).
+    pub mode: String,
     /// Step.
     pub step: u64,
     /// Time.
@@ -235,6 +237,8 @@ pub struct Summary {
     pub scenario: String,
     /// Seed.
     pub seed: u64,
+    /// Kafka behaviour.
+    pub mode: String,
     /// Steps.
     pub steps: u64,
     /// Virtual time.
@@ -318,6 +322,7 @@ impl World {
         Summary {
             scenario: self.name().into(),
             seed: self.seed(),
+            mode: self.mode().name().into(),
             steps: self.step_count(),
             time_ms: self.now(),
             partitions: self.partition_views(),
@@ -472,6 +477,7 @@ impl World {
         View {
             scenario: self.name().into(),
             seed: self.seed(),
+            mode: self.mode().name().into(),
             step: self.step_count(),
             time_ms: self.now(),
             nodes,

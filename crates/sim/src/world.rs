@@ -15,10 +15,10 @@ use crate::network::Network;
 use crate::partition_state::PartitionState;
 use crate::replica_state::ReplicaState;
 use crate::rng::Rng;
-use crate::scenario::{validate_command, Config, Scenario, ScenarioError, OFFSETS_TOPIC};
+use crate::scenario::{validate_command, Config, Mode, Scenario, ScenarioError, OFFSETS_TOPIC};
 use crate::sched::Queue;
 use crate::zk_client::ConnState;
-use crate::zookeeper::{LeaderIsr, SessionId, WatchEvent, ZData, ZkOp, ZkResult, ZkServer};
+use crate::zookeeper::{LeaderIsr, MultiOp, SessionId, WatchEvent, ZData, ZkOp, ZkResult, ZkServer};
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::rc::Rc;
@@ -139,7 +139,13 @@ impl World {
 
     /// Same, with another seed.
     pub fn with_seed(scenario: &Scenario, seed: u64) -> Result<World, ScenarioError> {
-        let cfg = scenario.config()?;
+        Self::with_mode(scenario, seed, Mode::Legacy)
+    }
+
+    /// Same, with another seed and Kafka behaviour.
+    pub fn with_mode(scenario: &Scenario, seed: u64, mode: Mode) -> Result<World, ScenarioError> {
+        let mut cfg = scenario.config()?;
+        cfg.mode = mode;
         let net = Network::new(&cfg.nodes(), &cfg.latency);
         let mut zk = ZkServer::new();
         let mut brokers = BTreeMap::new();
@@ -297,6 +303,11 @@ impl World {
     /// The configuration.
     pub fn config(&self) -> &Config {
         &self.cfg
+    }
+
+    /// The Kafka behaviour.
+    pub fn mode(&self) -> Mode {
+        self.cfg.mode
     }
 
     /// The seed.
@@ -751,9 +762,27 @@ impl World {
                 let (result, events) = Rc::make_mut(&mut self.zk).apply(session, &op, self.now);
                 log.line =
                     format!("zk: {} from {from} (session 0x{session:x}) → {}", op.describe(), result_summary(&result));
-                if let (ZkOp::SetData { data: ZData::PartitionState { state }, path, .. }, ZkResult::Written { .. }) =
-                    (&op, &result)
-                {
+                let write = match (&op, &result) {
+                    (ZkOp::SetData { data: ZData::PartitionState { state }, path, .. }, ZkResult::Written { .. }) => {
+                        Some((path, state))
+                    }
+                    (ZkOp::Multi { ops }, ZkResult::MultiOk) => ops.iter().find_map(|o| match o {
+                        MultiOp::SetData { data: ZData::PartitionState { state }, path, .. } => Some((path, state)),
+                        _ => None,
+                    }),
+                    _ => None,
+                };
+                if let (ZkOp::Multi { ops }, ZkResult::MultiFailed { index: 0, .. }) = (&op, &result) {
+                    if let Some(MultiOp::Check { version, .. }) = ops.first() {
+                        log.lines.push((
+                            EventKind::LeaderChange,
+                            format!(
+                                "zk: refused a fenced controller write from {from}: it expected /controller_epoch at version {version}, which another controller has moved on (BADVERSION)"
+                            ),
+                        ));
+                    }
+                }
+                if let Some((path, state)) = write {
                     if state.controller_epoch < current_epoch {
                         log.lines.push((
                             EventKind::LeaderChange,
@@ -992,6 +1021,7 @@ fn result_summary(r: &ZkResult) -> String {
             format!("{} of {} nodes read", items.iter().filter(|i| i.is_some()).count(), items.len())
         }
         ZkResult::MultiOk => String::from("multi ok"),
+        ZkResult::MultiFailed { index, code } => format!("multi failed at op {index}: {}", code.name()),
         ZkResult::Error { code } => format!("error {}", code.name()),
     }
 }

@@ -350,6 +350,13 @@ pub enum ZkResult {
     },
     /// `multi` succeeded.
     MultiOk,
+    /// `multi` failed at op `index` (nothing was applied).
+    MultiFailed {
+        /// Index of the failing op.
+        index: usize,
+        /// Its error.
+        code: ZkError,
+    },
     /// The request failed.
     Error {
         /// Error code.
@@ -729,7 +736,7 @@ impl ZkServer {
         // Validate against a scratch copy so the transaction is all-or-nothing.
         let mut scratch = self.clone();
         let mut scratch_events = Vec::new();
-        for op in ops {
+        for (index, op) in ops.iter().enumerate() {
             let r = match op {
                 MultiOp::Check { path, version } => scratch.check_version(path, *version),
                 MultiOp::SetData { path, data, version } => scratch.check_version(path, *version).map(|_| {
@@ -749,7 +756,7 @@ impl ZkServer {
                 }),
             };
             if let Err(code) = r {
-                return ZkResult::Error { code };
+                return ZkResult::MultiFailed { index, code };
             }
         }
         *self = scratch;
@@ -825,7 +832,10 @@ mod tests {
             MultiOp::SetData { path: "/s".into(), data: ZData::ControllerEpoch { epoch: 9 }, version: 0 },
             MultiOp::Check { path: "/controller_epoch".into(), version: 5 },
         ];
-        assert_eq!(zk.apply(a, &ZkOp::Multi { ops }, 2).0, ZkResult::Error { code: ZkError::BadVersion });
+        assert_eq!(
+            zk.apply(a, &ZkOp::Multi { ops }, 2).0,
+            ZkResult::MultiFailed { index: 1, code: ZkError::BadVersion }
+        );
         assert_eq!(zk.get("/s").unwrap().stat.version, 0);
         let ops = vec![
             MultiOp::Check { path: "/controller_epoch".into(), version: 0 },
