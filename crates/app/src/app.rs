@@ -68,7 +68,10 @@ fn event_log(props: &LogProps) -> Html {
     let onclick = {
         let on_jump = props.on_jump.clone();
         Callback::from(move |e: MouseEvent| {
-            let li = e.target().and_then(|t| t.dyn_into::<Element>().ok()).and_then(|el| el.closest("[data-step]").ok().flatten());
+            let li = e
+                .target()
+                .and_then(|t| t.dyn_into::<Element>().ok())
+                .and_then(|el| el.closest("[data-step]").ok().flatten());
             if let Some(step) = li.and_then(|li| li.get_attribute("data-step")).and_then(|s| s.parse::<usize>().ok()) {
                 on_jump.emit(step);
             }
@@ -174,7 +177,9 @@ fn controls(p: &ControlsProps) -> Html {
     };
     let on_mode = {
         let d = p.dispatch.clone();
-        Callback::from(move |e: Event| d.emit(Action::SetCutMode(CutMode::from_key(&e.target_unchecked_into::<HtmlSelectElement>().value()))))
+        Callback::from(move |e: Event| {
+            d.emit(Action::SetCutMode(CutMode::from_key(&e.target_unchecked_into::<HtmlSelectElement>().value())))
+        })
     };
     let on_scrub = {
         let d = p.dispatch.clone();
@@ -249,7 +254,11 @@ pub fn app() -> Html {
                     if e.ctrl_key() || e.meta_key() || e.alt_key() {
                         return;
                     }
-                    let tag = e.target().and_then(|t| t.dyn_into::<Element>().ok()).map(|el| el.tag_name().to_lowercase()).unwrap_or_default();
+                    let tag = e
+                        .target()
+                        .and_then(|t| t.dyn_into::<Element>().ok())
+                        .map(|el| el.tag_name().to_lowercase())
+                        .unwrap_or_default();
                     if matches!(tag.as_str(), "input" | "select" | "textarea") {
                         return;
                     }
@@ -391,7 +400,9 @@ fn header(p: &HeaderProps) -> Html {
     let names = builtin_names();
     let on_pick = {
         let d = p.dispatch.clone();
-        Callback::from(move |e: Event| d.emit(Action::LoadBuiltin(e.target_unchecked_into::<HtmlSelectElement>().value())))
+        Callback::from(move |e: Event| {
+            d.emit(Action::LoadBuiltin(e.target_unchecked_into::<HtmlSelectElement>().value()))
+        })
     };
     let on_file = {
         let d = p.dispatch.clone();
@@ -402,20 +413,26 @@ fn header(p: &HeaderProps) -> Html {
             input.set_value("");
             let name = file.name();
             if file.size() > 1_000_000.0 {
-                d.emit(Action::FileError(format!("'{name}' is {:.0} KB; scenario files are limited to 1000 KB. Still showing the current run.", file.size() / 1024.0)));
+                d.emit(Action::FileError(format!(
+                    "'{name}' is {:.0} KB; scenario files are limited to 1000 KB. Still showing the current run.",
+                    file.size() / 1024.0
+                )));
                 return;
             }
             let d2 = d.clone();
             let f = gloo::file::File::from(file);
             *reader.borrow_mut() = Some(gloo::file::callbacks::read_as_text(&f, move |res| match res {
                 Ok(text) => d2.emit(Action::LoadJson { name, text }),
-                Err(err) => d2.emit(Action::FileError(format!("Could not read '{name}': {err}. Still showing the current run."))),
+                Err(err) => d2
+                    .emit(Action::FileError(format!("Could not read '{name}': {err}. Still showing the current run."))),
             }));
         })
     };
     let on_seed = {
         let d = p.dispatch.clone();
-        Callback::from(move |e: InputEvent| d.emit(Action::SeedText(e.target_unchecked_into::<HtmlInputElement>().value())))
+        Callback::from(move |e: InputEvent| {
+            d.emit(Action::SeedText(e.target_unchecked_into::<HtmlInputElement>().value()))
+        })
     };
     let on_seed_key = {
         let d = p.dispatch.clone();

@@ -40,6 +40,16 @@ fn with_tl<R>(f: impl FnOnce(&Timeline) -> R) -> Option<R> {
     CURRENT.with(|c| c.borrow().as_ref().and_then(|t| t.try_borrow().ok().map(|t| f(&t))))
 }
 
+/// The view of the run the page shows now (for tests).
+pub fn current_view() -> Option<splitbrain_sim::View> {
+    with_tl(|t| t.view())
+}
+
+/// The step the page shows now (for tests).
+pub fn current_step() -> Option<usize> {
+    with_tl(|t| t.cursor())
+}
+
 /// Installs `window.splitbrain` (once).
 pub fn install_window_hook() {
     if INSTALLED.with(|c| c.replace(true)) {
@@ -61,8 +71,16 @@ pub fn install_window_hook() {
         })
         .into_js_value(),
     );
-    set("step", Closure::<dyn Fn() -> JsValue>::new(|| with_tl(|t| JsValue::from(t.cursor() as f64)).unwrap_or(JsValue::NULL)).into_js_value());
-    set("steps", Closure::<dyn Fn() -> JsValue>::new(|| with_tl(|t| JsValue::from(t.len() as f64)).unwrap_or(JsValue::NULL)).into_js_value());
+    set(
+        "step",
+        Closure::<dyn Fn() -> JsValue>::new(|| with_tl(|t| JsValue::from(t.cursor() as f64)).unwrap_or(JsValue::NULL))
+            .into_js_value(),
+    );
+    set(
+        "steps",
+        Closure::<dyn Fn() -> JsValue>::new(|| with_tl(|t| JsValue::from(t.len() as f64)).unwrap_or(JsValue::NULL))
+            .into_js_value(),
+    );
     set(
         "lastRenderMs",
         Closure::<dyn Fn() -> JsValue>::new(|| JsValue::from(LAST_RENDER_MS.with(|c| c.get()))).into_js_value(),

@@ -88,7 +88,8 @@ fn category_class(c: &str) -> &'static str {
 pub fn graph(props: &GraphProps) -> Html {
     let view = &props.view;
     let brokers: Vec<i32> = view.nodes.iter().filter_map(|n| n.id.broker()).collect();
-    let clients: Vec<u32> = view.nodes.iter().filter_map(|n| if let NodeId::Client(c) = n.id { Some(c) } else { None }).collect();
+    let clients: Vec<u32> =
+        view.nodes.iter().filter_map(|n| if let NodeId::Client(c) = n.id { Some(c) } else { None }).collect();
     let layout = use_memo((brokers.clone(), clients.clone()), |(b, c)| Layout::new(b, c));
     let stroke = use_state(|| Rc::new(Vec::<Pt>::new()));
     let drawing = use_mut_ref(|| false);
@@ -104,7 +105,13 @@ pub fn graph(props: &GraphProps) -> Html {
             match svg_ref.cast::<Element>() {
                 Some(el) => {
                     let r = el.get_bounding_client_rect();
-                    client_to_user(e.client_x() as f64 - r.left(), e.client_y() as f64 - r.top(), r.width(), r.height(), vb)
+                    client_to_user(
+                        e.client_x() as f64 - r.left(),
+                        e.client_y() as f64 - r.top(),
+                        r.width(),
+                        r.height(),
+                        vb,
+                    )
                 }
                 None => Pt::new(0.0, 0.0),
             }
@@ -253,9 +260,11 @@ pub fn graph(props: &GraphProps) -> Html {
         }
     });
 
-    let node_html = view.nodes.iter().filter_map(|n| layout.get(n.id).map(|b| (n, *b))).map(|(n, b)| {
-        render_node(n, b.c, b.hw, b.hh, view, acting, props.watch_partition.as_deref())
-    });
+    let node_html = view
+        .nodes
+        .iter()
+        .filter_map(|n| layout.get(n.id).map(|b| (n, *b)))
+        .map(|(n, b)| render_node(n, b.c, b.hw, b.hh, view, acting, props.watch_partition.as_deref()));
 
     let seg_of = |from: NodeId, to: NodeId| -> Option<(Pt, Pt)> { layout.link_segment(from, to) };
     let show_labels = false;
@@ -324,7 +333,10 @@ fn render_node(n: &NodeView, c: Pt, hw: f64, hh: f64, view: &View, acting: usize
     let id = n.id.to_string();
     match n.id {
         NodeId::Zk => {
-            let ctl = view.zk_controller.map(|b| format!("/controller = broker {b}")).unwrap_or_else(|| "/controller: none".into());
+            let ctl = view
+                .zk_controller
+                .map(|b| format!("/controller = broker {b}"))
+                .unwrap_or_else(|| "/controller: none".into());
             html! {
                 <g key={id.clone()} class="node zk" transform={tr} data-node={id.clone()} data-testid={format!("node-{id}")}>
                     {rect("box")}
@@ -338,7 +350,8 @@ fn render_node(n: &NodeView, c: Pt, hw: f64, hh: f64, view: &View, acting: usize
             let (sess, sess_class) = short_session(&n.session);
             let leads_watch = watch.map(|w| n.leads.iter().any(|l| l == w)).unwrap_or(false);
             let class = classes!(
-                "node", "broker",
+                "node",
+                "broker",
                 if n.alive { None } else { Some("dead") },
                 if n.acting_controller { Some("acting") } else { None },
                 if n.acting_controller && acting > 1 { Some("split") } else { None },
@@ -359,7 +372,11 @@ fn render_node(n: &NodeView, c: Pt, hw: f64, hh: f64, view: &View, acting: usize
                 if n.acting_controller { ", believes it is the controller (isActive)" } else { "" },
                 n.controller_epoch,
                 if n.leads.is_empty() { "none".to_string() } else { n.leads.join(", ") },
-                if n.controller_queue.is_empty() { String::new() } else { format!("; controller queue: {}", n.controller_queue.join(", ")) }
+                if n.controller_queue.is_empty() {
+                    String::new()
+                } else {
+                    format!("; controller queue: {}", n.controller_queue.join(", "))
+                }
             );
             html! {
                 <g key={id.clone()} class={class} transform={tr} data-node={id.clone()} data-testid={format!("node-{id}")}

@@ -269,7 +269,8 @@ impl Model {
             }
             Err(e) => {
                 self.playing = false;
-                self.notice = Some(Notice { error: true, text: format!("Could not load {what}: {e}. Still showing '{keep}'.") });
+                self.notice =
+                    Some(Notice { error: true, text: format!("Could not load {what}: {e}. Still showing '{keep}'.") });
             }
         }
     }
@@ -362,7 +363,11 @@ impl Reducible for Model {
                 } else if forked {
                     Some(Notice {
                         error: false,
-                        text: format!("{} at step {}: the old future was discarded (Undo restores it).", done.join(", "), m.cursor() - done.len()),
+                        text: format!(
+                            "{} at step {}: the old future was discarded (Undo restores it).",
+                            done.join(", "),
+                            m.cursor() - done.len()
+                        ),
                     })
                 } else {
                     None
@@ -413,7 +418,10 @@ impl Reducible for Model {
                 Err(_) => {
                     m.notice = Some(Notice {
                         error: true,
-                        text: format!("The seed '{}' is not a whole number from 0 to 18446744073709551615.", m.seed_text.trim()),
+                        text: format!(
+                            "The seed '{}' is not a whole number from 0 to 18446744073709551615.",
+                            m.seed_text.trim()
+                        ),
                     })
                 }
             },

@@ -351,7 +351,9 @@ pub fn zk_tree(props: &ZkProps) -> Html {
     let is_partition_znode = |p: &str| p.contains("/partitions/");
     let hidden = props.znodes.iter().filter(|z| is_partition_znode(&z.path)).count();
     let rows = props.znodes.iter().filter(|z| {
-        *show_all || !is_partition_znode(&z.path) || watch_path.as_deref().map(|w| z.path == w || z.path.starts_with(&format!("{w}/"))).unwrap_or(false)
+        *show_all
+            || !is_partition_znode(&z.path)
+            || watch_path.as_deref().map(|w| z.path == w || z.path.starts_with(&format!("{w}/"))).unwrap_or(false)
     });
     html! {
         <section class="panel" aria-labelledby="zk-h" data-testid="zk-tree">

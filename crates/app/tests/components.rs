@@ -1,0 +1,224 @@
+//! Component tests in headless Chromium: the real App is mounted into the page and driven through
+//! DOM events (pointer and keyboard), then the DOM and the core's state are compared.
+#![cfg(target_arch = "wasm32")]
+
+use splitbrain_app::debug::{current_step, current_view};
+use splitbrain_app::App;
+use splitbrain_sim::NodeId;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+use web_sys::{Element, HtmlElement, KeyboardEvent, KeyboardEventInit, PointerEvent, PointerEventInit};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+async fn sleep(ms: i32) {
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        web_sys::window().unwrap().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms).unwrap();
+    });
+    wasm_bindgen_futures::JsFuture::from(p).await.unwrap();
+}
+
+struct Mounted {
+    root: Element,
+    handle: Option<yew::AppHandle<App>>,
+}
+
+impl Mounted {
+    async fn new() -> Mounted {
+        let doc = web_sys::window().unwrap().document().unwrap();
+        let root = doc.create_element("div").unwrap();
+        root.set_attribute("style", "width: 1200px").unwrap();
+        doc.body().unwrap().append_child(&root).unwrap();
+        let handle = yew::Renderer::<App>::with_root(root.clone()).render();
+        let m = Mounted { root, handle: Some(handle) };
+        for _ in 0..100 {
+            if m.q("[data-testid=graph]").is_some() {
+                break;
+            }
+            sleep(20).await;
+        }
+        m
+    }
+    fn q(&self, sel: &str) -> Option<Element> {
+        self.root.query_selector(sel).unwrap()
+    }
+    fn all(&self, sel: &str) -> Vec<Element> {
+        let l = self.root.query_selector_all(sel).unwrap();
+        (0..l.length()).map(|i| l.item(i).unwrap().dyn_into::<Element>().unwrap()).collect()
+    }
+    fn click(&self, sel: &str) {
+        self.q(sel).unwrap_or_else(|| panic!("no element {sel}")).dyn_into::<HtmlElement>().unwrap().click();
+    }
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        if let Some(h) = self.handle.take() {
+            h.destroy();
+        }
+        self.root.remove();
+    }
+}
+
+fn pointer(target: &Element, kind: &str, x: f64, y: f64) {
+    let init = PointerEventInit::new();
+    init.set_bubbles(true);
+    init.set_cancelable(true);
+    init.set_client_x(x as i32);
+    init.set_client_y(y as i32);
+    init.set_pointer_id(1);
+    init.set_button(0);
+    init.set_is_primary(true);
+    init.set_pointer_type("mouse");
+    let ev = PointerEvent::new_with_event_init_dict(kind, &init).unwrap();
+    target.dispatch_event(&ev).unwrap();
+}
+
+fn link_state(m: &Mounted, name: &str) -> String {
+    m.q(&format!("[data-link='{name}']")).unwrap_or_else(|| panic!("no link {name}")).get_attribute("data-state").unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn graph_renders_one_node_per_broker_plus_zookeeper_and_client() {
+    let m = Mounted::new().await;
+    let view = current_view().expect("the app registered its run");
+    let brokers: Vec<i32> = view.nodes.iter().filter_map(|n| n.id.broker()).collect();
+    assert_eq!(brokers, vec![1, 2, 3], "seed-incident has brokers 1, 2, 3");
+    let nodes = m.all("svg.graph [data-node]");
+    let ids: Vec<String> = nodes.iter().map(|n| n.get_attribute("data-node").unwrap()).collect();
+    assert_eq!(ids.len(), brokers.len() + 2, "one node per broker plus ZooKeeper and the consumer: {ids:?}");
+    for id in ["zk", "b1", "b2", "b3", "c1"] {
+        assert!(ids.iter().any(|x| x == id), "node {id} missing from {ids:?}");
+    }
+    assert_eq!(m.all("svg.graph .node.broker").len(), 3);
+    // A link for every pair that can talk: 3 broker–broker, 3 broker–ZooKeeper, 3 client–broker.
+    assert_eq!(m.all("svg.graph [data-link]").len(), view.links.len());
+    assert_eq!(view.links.len(), 9);
+    // At step 0 broker 3 is the controller: it holds /controller and acts as controller.
+    let b3 = m.q("[data-node=b3]").unwrap();
+    assert_eq!(b3.get_attribute("data-acting").as_deref(), Some("true"));
+    assert_eq!(b3.get_attribute("data-zk-controller").as_deref(), Some("true"));
+    assert_eq!(m.q("[data-node=b1]").unwrap().get_attribute("data-acting").as_deref(), Some("false"));
+}
+
+#[wasm_bindgen_test]
+async fn dragging_across_a_link_cuts_it_in_the_core_and_the_drawing_and_enter_heals_it() {
+    let m = Mounted::new().await;
+    assert_eq!(link_state(&m, "zk-b1"), "up");
+    let up_before = current_view().unwrap().links.iter().find(|l| l.a == NodeId::Zk && l.b == NodeId::Broker(1)).map(|l| l.a_to_b && l.b_to_a);
+    assert_eq!(up_before, Some(true));
+
+    // A stroke perpendicular to the b1–zk link through its midpoint, in screen pixels.
+    let hit = m.q("[data-testid='link-zk-b1']").unwrap();
+    let r = hit.get_bounding_client_rect();
+    let (mx, my) = (r.left() + r.width() / 2.0, r.top() + r.height() / 2.0);
+    let svg = m.q("svg.graph").unwrap();
+    pointer(&svg, "pointerdown", mx - 22.0, my - 3.0);
+    for i in 1..=8 {
+        pointer(&svg, "pointermove", mx - 22.0 + 5.5 * i as f64, my - 3.0 + 0.75 * i as f64);
+    }
+    pointer(&svg, "pointerup", mx + 22.0, my + 3.0);
+    sleep(60).await;
+
+    let view = current_view().unwrap();
+    let l = view.links.iter().find(|l| l.a == NodeId::Zk && l.b == NodeId::Broker(1)).unwrap();
+    assert!(!l.a_to_b && !l.b_to_a, "the core has the b1–zk link cut both ways");
+    assert_eq!(link_state(&m, "zk-b1"), "cut", "the drawing shows the link cut");
+    assert!(m.q("[data-link='zk-b1'] .cut-mark").is_some(), "a cut mark is drawn on the link");
+    // Only that link: the stroke was short and crossed nothing else.
+    assert_eq!(m.all("[data-state=cut]").len(), 1);
+    assert_eq!(current_step(), Some(1), "the cut is step 1");
+    let first_line = m.q("#ev-1").map(|e| e.text_content().unwrap_or_default()).unwrap_or_default();
+    assert!(first_line.contains("cut"), "the log's step 1 is the cut: {first_line}");
+
+    // Keyboard route: focus the cut link and press Enter to heal it.
+    let hit = m.q("[data-testid='link-zk-b1']").unwrap();
+    assert!(hit.get_attribute("aria-label").unwrap().contains("heal"), "the link's name says Enter heals it");
+    let init = KeyboardEventInit::new();
+    init.set_key("Enter");
+    init.set_bubbles(true);
+    hit.dispatch_event(&KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap()).unwrap();
+    sleep(60).await;
+    let view = current_view().unwrap();
+    let l = view.links.iter().find(|l| l.a == NodeId::Zk && l.b == NodeId::Broker(1)).unwrap();
+    assert!(l.a_to_b && l.b_to_a, "Enter healed the link in the core");
+    assert_eq!(link_state(&m, "zk-b1"), "up");
+
+    // Undo restores the timeline from before the heal: cut again.
+    m.click("[data-testid=undo]");
+    sleep(60).await;
+    assert_eq!(link_state(&m, "zk-b1"), "cut");
+}
+
+fn rendered_leaders(m: &Mounted) -> Vec<(String, i32)> {
+    m.all("[data-testid=partition-table] tr[data-partition]")
+        .iter()
+        .map(|r| (r.get_attribute("data-partition").unwrap(), r.get_attribute("data-leader").unwrap().parse().unwrap()))
+        .collect()
+}
+
+fn core_leaders() -> Vec<(String, i32)> {
+    current_view().unwrap().partitions.iter().map(|p| (format!("{}-{}", p.topic, p.partition), p.leader)).collect()
+}
+
+#[wasm_bindgen_test]
+async fn stepping_back_and_forward_renders_the_matching_partition_table() {
+    let m = Mounted::new().await;
+    assert_eq!(rendered_leaders(&m).len(), 50, "the table lists all 50 __consumer_offsets partitions");
+    assert_eq!(rendered_leaders(&m), core_leaders());
+    assert!(rendered_leaders(&m).iter().all(|(_, l)| *l >= 0), "every partition has a leader at step 0");
+
+    // To the end: __consumer_offsets-3 has leader -1 and the consumer is stuck.
+    m.click("[data-testid=step-end]");
+    sleep(80).await;
+    let end = current_step().unwrap();
+    assert!(end > 100, "the run has many steps ({end})");
+    assert_eq!(rendered_leaders(&m), core_leaders());
+    let p3 = m.q("[data-testid=partition-table] tr[data-partition='__consumer_offsets-3']").unwrap();
+    assert_eq!(p3.get_attribute("data-leader").as_deref(), Some("-1"));
+    assert!(p3.class_list().contains("leaderless"));
+    assert!(p3.text_content().unwrap().contains("-1 (none)"), "leader -1 is spelled out, not only coloured");
+    let status = m.q("[data-testid=consumer-status]").unwrap().text_content().unwrap();
+    assert!(status.contains("COORDINATOR_NOT_AVAILABLE"), "consumer status: {status}");
+
+    // Step back with the button until partition 3 has a leader again; the table follows each step.
+    let mut restored = None;
+    for _ in 0..end {
+        m.click("[data-testid=step-back]");
+        sleep(5).await;
+        let leaders = rendered_leaders(&m);
+        assert_eq!(leaders, core_leaders(), "table matches the core at step {:?}", current_step());
+        let l3 = leaders.iter().find(|(n, _)| n == "__consumer_offsets-3").unwrap().1;
+        if l3 >= 0 {
+            restored = Some((current_step().unwrap(), l3));
+            break;
+        }
+    }
+    let (at, leader) = restored.expect("stepping back restores a leader for partition 3");
+    assert!(leader > 0);
+    // And forward again by one step with the ArrowRight key: leader -1 again.
+    let init = KeyboardEventInit::new();
+    init.set_key("ArrowRight");
+    init.set_bubbles(true);
+    web_sys::window().unwrap().document().unwrap().dispatch_event(&KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap()).unwrap();
+    sleep(40).await;
+    assert_eq!(current_step(), Some(at + 1));
+    assert_eq!(rendered_leaders(&m), core_leaders());
+    assert_eq!(m.q("[data-testid=partition-table] tr[data-partition='__consumer_offsets-3']").unwrap().get_attribute("data-leader").as_deref(), Some("-1"));
+}
+
+#[wasm_bindgen_test]
+async fn a_bad_scenario_file_keeps_the_current_run_and_says_why() {
+    // The reducer path that the file picker uses.
+    use splitbrain_app::model::{Action, Model};
+    use std::rc::Rc;
+    use yew::Reducible;
+    let m = Rc::new(Model::initial());
+    let steps = m.tl.borrow().len();
+    let m2 = m.reduce(Action::LoadJson { name: "broken.json".into(), text: "{\"name\": 3".into() });
+    let n = m2.notice.clone().expect("a notice");
+    assert!(n.error && n.text.contains("broken.json") && n.text.contains("Still showing"), "{}", n.text);
+    assert_eq!(m2.tl.borrow().len(), steps, "the current run is kept");
+    let m3 = m2.reduce(Action::LoadJson { name: "ten.json".into(), text: r#"{"name":"x","cluster":{"brokers":[1,2,3,4,5,6,7,8,9,10]}}"#.into() });
+    assert!(m3.notice.as_ref().unwrap().text.contains("1 to 9"), "{}", m3.notice.as_ref().unwrap().text);
+}
