@@ -249,31 +249,36 @@ pub fn app() -> Html {
         use_effect_with((), move |_| {
             let doc = web_sys::window().and_then(|w| w.document());
             let listener = doc.map(|doc| {
-                gloo::events::EventListener::new(&doc, "keydown", move |e| {
-                    let Some(e) = e.dyn_ref::<KeyboardEvent>() else { return };
-                    if e.ctrl_key() || e.meta_key() || e.alt_key() {
-                        return;
-                    }
-                    let tag = e
-                        .target()
-                        .and_then(|t| t.dyn_into::<Element>().ok())
-                        .map(|el| el.tag_name().to_lowercase())
-                        .unwrap_or_default();
-                    if matches!(tag.as_str(), "input" | "select" | "textarea") {
-                        return;
-                    }
-                    let a = match e.key().as_str() {
-                        "ArrowRight" => Action::Forward,
-                        "ArrowLeft" => Action::Back,
-                        "Home" => Action::Seek(0),
-                        "End" => Action::End,
-                        "n" => Action::NextCaption,
-                        "p" => Action::PrevCaption,
-                        _ => return,
-                    };
-                    e.prevent_default();
-                    d.dispatch(a);
-                })
+                gloo::events::EventListener::new_with_options(
+                    &doc,
+                    "keydown",
+                    gloo::events::EventListenerOptions::enable_prevent_default(),
+                    move |e| {
+                        let Some(e) = e.dyn_ref::<KeyboardEvent>() else { return };
+                        if e.ctrl_key() || e.meta_key() || e.alt_key() {
+                            return;
+                        }
+                        let tag = e
+                            .target()
+                            .and_then(|t| t.dyn_into::<Element>().ok())
+                            .map(|el| el.tag_name().to_lowercase())
+                            .unwrap_or_default();
+                        if matches!(tag.as_str(), "input" | "select" | "textarea") {
+                            return;
+                        }
+                        let a = match e.key().as_str() {
+                            "ArrowRight" => Action::Forward,
+                            "ArrowLeft" => Action::Back,
+                            "Home" => Action::Seek(0),
+                            "End" => Action::End,
+                            "n" => Action::NextCaption,
+                            "p" => Action::PrevCaption,
+                            _ => return,
+                        };
+                        e.prevent_default();
+                        d.dispatch(a);
+                    },
+                )
             });
             move || drop(listener)
         });

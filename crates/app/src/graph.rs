@@ -91,8 +91,8 @@ pub fn graph(props: &GraphProps) -> Html {
     let clients: Vec<u32> =
         view.nodes.iter().filter_map(|n| if let NodeId::Client(c) = n.id { Some(c) } else { None }).collect();
     let layout = use_memo((brokers.clone(), clients.clone()), |(b, c)| Layout::new(b, c));
-    let stroke = use_state(|| Rc::new(Vec::<Pt>::new()));
-    let drawing = use_mut_ref(|| false);
+    let stroke = use_mut_ref(|| None::<Vec<Pt>>);
+    let redraw = use_state(|| 0u32);
     let svg_ref = use_node_ref();
 
     let segs: Rc<Vec<(LinkView, (Pt, Pt))>> =
@@ -118,52 +118,51 @@ pub fn graph(props: &GraphProps) -> Html {
         }
     };
 
+    // The stroke's points live in a RefCell (pointer events can arrive faster than renders);
+    // `redraw` only asks for the polyline to be drawn again.
     let onpointerdown = {
         let stroke = stroke.clone();
-        let drawing = drawing.clone();
+        let redraw = redraw.clone();
         let to_user = to_user.clone();
+        let svg_ref = svg_ref.clone();
         Callback::from(move |e: PointerEvent| {
             if e.button() != 0 {
                 return;
             }
-            e.prevent_default();
-            if let Some(t) = e.current_target().and_then(|t| t.dyn_into::<Element>().ok()) {
+            // Capture on the <svg> itself (Yew delegates events, so current_target is the root).
+            if let Some(t) = svg_ref.cast::<Element>() {
                 let _ = t.set_pointer_capture(e.pointer_id());
             }
-            *drawing.borrow_mut() = true;
-            stroke.set(Rc::new(vec![to_user(&e)]));
+            *stroke.borrow_mut() = Some(vec![to_user(&e)]);
+            redraw.set(*redraw + 1);
         })
     };
     let onpointermove = {
         let stroke = stroke.clone();
-        let drawing = drawing.clone();
+        let redraw = redraw.clone();
         let to_user = to_user.clone();
         Callback::from(move |e: PointerEvent| {
-            if !*drawing.borrow() {
-                return;
-            }
             let p = to_user(&e);
-            let mut v = (**stroke).clone();
+            let mut s = stroke.borrow_mut();
+            let Some(v) = s.as_mut() else { return };
             if v.last().map(|l| l.dist(p) >= 1.5).unwrap_or(true) {
                 v.push(p);
-                stroke.set(Rc::new(v));
+                drop(s);
+                redraw.set(redraw.wrapping_add(1));
             }
         })
     };
     let finish = {
         let stroke = stroke.clone();
-        let drawing = drawing.clone();
+        let redraw = redraw.clone();
         let segs = segs.clone();
         let on_commands = props.on_commands.clone();
         let mode = props.cut_mode;
         let to_user = to_user.clone();
         move |e: PointerEvent, cancelled: bool| {
-            if !std::mem::replace(&mut *drawing.borrow_mut(), false) {
-                return;
-            }
-            let mut pts = (**stroke).clone();
+            let Some(mut pts) = stroke.borrow_mut().take() else { return };
             pts.push(to_user(&e));
-            stroke.set(Rc::new(Vec::new()));
+            redraw.set(redraw.wrapping_add(1));
             if cancelled {
                 return;
             }
@@ -283,8 +282,9 @@ pub fn graph(props: &GraphProps) -> Html {
         }
     });
 
-    let stroke_html = if stroke.len() > 1 {
-        let pts: String = stroke.iter().map(|p| format!("{:.1},{:.1}", p.x, p.y)).collect::<Vec<_>>().join(" ");
+    let stroke_pts = stroke.borrow().clone().unwrap_or_default();
+    let stroke_html = if stroke_pts.len() > 1 {
+        let pts: String = stroke_pts.iter().map(|p| format!("{:.1},{:.1}", p.x, p.y)).collect::<Vec<_>>().join(" ");
         html! { <polyline class="stroke" points={pts} /> }
     } else {
         html! {}

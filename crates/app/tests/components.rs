@@ -75,7 +75,10 @@ fn pointer(target: &Element, kind: &str, x: f64, y: f64) {
 }
 
 fn link_state(m: &Mounted, name: &str) -> String {
-    m.q(&format!("[data-link='{name}']")).unwrap_or_else(|| panic!("no link {name}")).get_attribute("data-state").unwrap()
+    m.q(&format!("[data-link='{name}']"))
+        .unwrap_or_else(|| panic!("no link {name}"))
+        .get_attribute("data-state")
+        .unwrap()
 }
 
 #[wasm_bindgen_test]
@@ -105,7 +108,12 @@ async fn graph_renders_one_node_per_broker_plus_zookeeper_and_client() {
 async fn dragging_across_a_link_cuts_it_in_the_core_and_the_drawing_and_enter_heals_it() {
     let m = Mounted::new().await;
     assert_eq!(link_state(&m, "zk-b1"), "up");
-    let up_before = current_view().unwrap().links.iter().find(|l| l.a == NodeId::Zk && l.b == NodeId::Broker(1)).map(|l| l.a_to_b && l.b_to_a);
+    let up_before = current_view()
+        .unwrap()
+        .links
+        .iter()
+        .find(|l| l.a == NodeId::Zk && l.b == NodeId::Broker(1))
+        .map(|l| l.a_to_b && l.b_to_a);
     assert_eq!(up_before, Some(true));
 
     // A stroke perpendicular to the b1–zk link through its midpoint, in screen pixels.
@@ -113,11 +121,12 @@ async fn dragging_across_a_link_cuts_it_in_the_core_and_the_drawing_and_enter_he
     let r = hit.get_bounding_client_rect();
     let (mx, my) = (r.left() + r.width() / 2.0, r.top() + r.height() / 2.0);
     let svg = m.q("svg.graph").unwrap();
-    pointer(&svg, "pointerdown", mx - 22.0, my - 3.0);
+    // Both ends are far from every link, so only the crossing itself can cut (not a click test).
+    pointer(&svg, "pointerdown", mx - 40.0, my - 3.0);
     for i in 1..=8 {
-        pointer(&svg, "pointermove", mx - 22.0 + 5.5 * i as f64, my - 3.0 + 0.75 * i as f64);
+        pointer(&svg, "pointermove", mx - 40.0 + 10.0 * i as f64, my - 3.0 + 0.75 * i as f64);
     }
-    pointer(&svg, "pointerup", mx + 22.0, my + 3.0);
+    pointer(&svg, "pointerup", mx + 40.0, my + 3.0);
     sleep(60).await;
 
     let view = current_view().unwrap();
@@ -200,11 +209,22 @@ async fn stepping_back_and_forward_renders_the_matching_partition_table() {
     let init = KeyboardEventInit::new();
     init.set_key("ArrowRight");
     init.set_bubbles(true);
-    web_sys::window().unwrap().document().unwrap().dispatch_event(&KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap()).unwrap();
+    web_sys::window()
+        .unwrap()
+        .document()
+        .unwrap()
+        .dispatch_event(&KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap())
+        .unwrap();
     sleep(40).await;
     assert_eq!(current_step(), Some(at + 1));
     assert_eq!(rendered_leaders(&m), core_leaders());
-    assert_eq!(m.q("[data-testid=partition-table] tr[data-partition='__consumer_offsets-3']").unwrap().get_attribute("data-leader").as_deref(), Some("-1"));
+    assert_eq!(
+        m.q("[data-testid=partition-table] tr[data-partition='__consumer_offsets-3']")
+            .unwrap()
+            .get_attribute("data-leader")
+            .as_deref(),
+        Some("-1")
+    );
 }
 
 #[wasm_bindgen_test]
@@ -219,6 +239,9 @@ async fn a_bad_scenario_file_keeps_the_current_run_and_says_why() {
     let n = m2.notice.clone().expect("a notice");
     assert!(n.error && n.text.contains("broken.json") && n.text.contains("Still showing"), "{}", n.text);
     assert_eq!(m2.tl.borrow().len(), steps, "the current run is kept");
-    let m3 = m2.reduce(Action::LoadJson { name: "ten.json".into(), text: r#"{"name":"x","cluster":{"brokers":[1,2,3,4,5,6,7,8,9,10]}}"#.into() });
+    let m3 = m2.reduce(Action::LoadJson {
+        name: "ten.json".into(),
+        text: r#"{"name":"x","cluster":{"brokers":[1,2,3,4,5,6,7,8,9,10]}}"#.into(),
+    });
     assert!(m3.notice.as_ref().unwrap().text.contains("1 to 9"), "{}", m3.notice.as_ref().unwrap().text);
 }

@@ -1,0 +1,66 @@
+// Step seed-incident to the end through the Forward button: __consumer_offsets-3 has leader -1 and
+// the consumer is stuck with COORDINATOR_NOT_AVAILABLE; step back until the leader is restored.
+// Prints the time to render one step (performance.now around a click), not asserted.
+import { openApp, stepInfo, stepToEndTimed, summarize, fmtTimes } from './helpers.mjs';
+
+const P3 = '[data-testid=partition-table] tr[data-partition="__consumer_offsets-3"]';
+
+export async function run({ page, baseUrl, screenshot, assert, consoleErrors, pageErrors, log }) {
+  await openApp(page, baseUrl);
+  assert.equal(await page.getAttribute(P3, 'data-leader'), '3', 'partition 3 starts with leader 3');
+  assert.match(await page.textContent('[data-testid=hash-calc]'), /abs\(2005287903\) % 50 = 3/);
+
+  // The story: the first caption.
+  await page.click('[data-testid=next-caption]');
+  await page.waitForSelector('[data-testid=story].now');
+  const firstStory = await page.textContent('[data-testid=story]');
+  assert.ok(firstStory.length > 20, 'a story caption is shown');
+  await screenshot('1-first-story-step');
+  await page.click('button[aria-label="Go to the start (step 0)"]');
+
+  const times = await stepToEndTimed(page);
+  const t = summarize(times);
+  log(`    time to render one step (seed-incident, 3 brokers), click -> DOM updated: ${fmtTimes(t)}`);
+  const rustSide = await page.evaluate(() => window.splitbrain.lastRenderMs());
+  log(`    last step, dispatch -> effect (Rust side): ${rustSide.toFixed(2)} ms`);
+  assert.ok(times.length > 300, `stepped through ${times.length} events`);
+
+  const total = await page.evaluate(() => window.splitbrain.steps());
+  assert.equal(await stepInfo(page).then((s) => s.split(' · ')[0]), `step ${total} / ${total}`);
+  assert.equal(await page.getAttribute(P3, 'data-leader'), '-1', 'leader -1 at the end');
+  assert.match(await page.textContent(`${P3} td.leader`), /-1 \(none\)/, 'leader -1 is written out');
+  assert.match(await page.getAttribute(P3, 'class'), /leaderless/);
+  assert.match(await page.textContent('[data-testid=consumer-status]'), /COORDINATOR_NOT_AVAILABLE/);
+  assert.equal(await page.getAttribute('[data-testid=consumer-c1]', 'data-status'), 'coordinator_not_available');
+  assert.match(await page.textContent('[data-node=c1]'), /COORDINATOR_NOT_AVAILABLE/, 'the graph shows the stuck consumer');
+  assert.match(await page.textContent('[data-testid=status-banner]'), /no coordinator/);
+  assert.ok((await page.locator('[data-testid=time-gap]').count()) >= 1, 'the 2-day gap is marked in the log');
+  assert.match(await page.textContent('[data-testid=time-gap]'), /2 days pass/);
+  const v = await page.evaluate(() => window.splitbrain.view());
+  assert.equal(v.partitions.find((p) => p.partition === 3).leader, -1, 'core agrees: leader -1');
+  await screenshot('2-end-leader-minus-1');
+  await page.locator('[data-testid=partition-table]').screenshot({ path: 'tests/screenshots/incident-2b-partition-table.png' }).catch(() => {});
+
+  // Step back with the button until partition 3 has a leader again.
+  let back = 0;
+  while ((await page.getAttribute(P3, 'data-leader')) === '-1' && back < 2000) {
+    await page.click('[data-testid=step-back]');
+    back++;
+  }
+  const restored = await page.getAttribute(P3, 'data-leader');
+  assert.notEqual(restored, '-1', 'stepping back restores the leader');
+  log(`    leader of __consumer_offsets-3 restored to ${restored} after ${back} step(s) back (${await stepInfo(page)})`);
+  const line = await page.textContent('#event-log .current');
+  log(`    current log line: ${line.replace(/\s+/g, ' ').slice(0, 160)}`);
+  await screenshot('3-stepped-back-leader-restored');
+
+  // Phone width: the picture first, nothing overflowing horizontally.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(200);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 1, `no horizontal page scroll at phone width (overflow ${overflow}px)`);
+  await screenshot('4-phone', { fullPage: false });
+
+  assert.deepEqual(pageErrors, [], 'uncaught exceptions');
+  assert.deepEqual(consoleErrors, [], 'console errors');
+}
