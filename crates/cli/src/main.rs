@@ -15,9 +15,20 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   splitbrain scenarios
   splitbrain run <built-in name | path.json> [--mode legacy|fenced] [--seed N] [--until-ms T] [--json]
-  splitbrain coordinator <group> [--partitions N]";
+  splitbrain coordinator <group> [--partitions N]
+  splitbrain explore [--mode legacy|fenced] [--seed N] [--budget-schedules K | --budget-ms T]
+                     [--property leader-minus-one|two-controllers] [--exhaustive] [--max-faults F]
+                     [--scenario NAME|FILE] [--out FILE] [--json]";
 
 struct Fail(String);
+
+/// `println!` that ends quietly when stdout is closed (`| head`), instead of panicking.
+macro_rules! say {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -36,14 +47,15 @@ fn run(args: &[String]) -> Result<(), Fail> {
             no_extra(&args[1..])?;
             for (name, json) in builtins() {
                 let desc = Scenario::from_json(json).map(|s| s.description).unwrap_or_default();
-                println!("{name:<24} {desc}");
+                say!("{name:<24} {desc}");
             }
             Ok(())
         }
         Some("run") => cmd_run(&args[1..]),
         Some("coordinator") => cmd_coordinator(&args[1..]),
+        Some("explore") => cmd_explore(&args[1..]),
         Some("-h") | Some("--help") | Some("help") => {
-            println!("{USAGE}");
+            say!("{USAGE}");
             Ok(())
         }
         Some(other) => Err(Fail(format!("unknown command '{other}'\n{USAGE}"))),
@@ -224,6 +236,121 @@ fn cmd_coordinator(args: &[String]) -> Result<(), Fail> {
         i += 1;
     }
     let group = group.ok_or_else(|| Fail(format!("coordinator needs a group id\n{USAGE}")))?;
-    println!("{}", coordinator_partition(&group, partitions));
+    say!("{}", coordinator_partition(&group, partitions));
+    Ok(())
+}
+
+fn cmd_explore(args: &[String]) -> Result<(), Fail> {
+    use splitbrain_sim::explore::{Explorer, Options, Property};
+    use std::io::IsTerminal;
+    let mut opts = Options::default();
+    let mut budget_schedules: Option<u64> = None;
+    let mut budget_ms: Option<u64> = None;
+    let mut json = false;
+    let mut base = "seed-incident".to_string();
+    let mut out_file: Option<String> = None;
+    let mut i = 0;
+    while i < args.len() {
+        let val = |i: usize| args.get(i + 1).ok_or_else(|| Fail(format!("{} needs a value", args[i])));
+        match args[i].as_str() {
+            "--mode" => opts.mode = Mode::parse(val(i)?).map_err(Fail)?,
+            "--seed" => opts.seed = number("--seed", args.get(i + 1))?,
+            "--budget-schedules" => budget_schedules = Some(number("--budget-schedules", args.get(i + 1))?),
+            "--budget-ms" => budget_ms = Some(number("--budget-ms", args.get(i + 1))?),
+            "--property" => opts.property = Property::parse(val(i)?).map_err(Fail)?,
+            "--max-faults" => opts.max_faults = number("--max-faults", args.get(i + 1))?,
+            "--scenario" => base = val(i)?.clone(),
+            "--out" => out_file = Some(val(i)?.clone()),
+            "--exhaustive" => {
+                opts.exhaustive = true;
+                i += 1;
+                continue;
+            }
+            "--json" => {
+                json = true;
+                i += 1;
+                continue;
+            }
+            s => return Err(Fail(format!("unknown option '{s}'"))),
+        }
+        i += 2;
+    }
+    if budget_schedules.is_some() && budget_ms.is_some() {
+        return Err(Fail("give either --budget-schedules or --budget-ms, not both".into()));
+    }
+    if opts.max_faults < 1 || opts.max_faults > 50 {
+        return Err(Fail("--max-faults must be between 1 and 50".into()));
+    }
+    let scenario = load(&base)?;
+    let budget = budget_schedules.unwrap_or(if budget_ms.is_some() { u64::MAX } else { 2000 });
+    let deadline = budget_ms.map(|ms| std::time::Instant::now() + std::time::Duration::from_millis(ms));
+    let started = std::time::Instant::now();
+    let mut ex = Explorer::new(scenario, opts.clone());
+    let tty = std::io::stderr().is_terminal() && !json;
+    while ex.tried() < budget && ex.found().is_none() && !ex.exhausted() {
+        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            break;
+        }
+        ex.run(1);
+        if tty && (ex.tried() % 10 == 0 || ex.found().is_some()) {
+            let frac = if budget == u64::MAX { 0.0 } else { ex.tried() as f64 / budget as f64 };
+            let bar: String = (0..30).map(|k| if (k as f64) < frac * 30.0 { '#' } else { '.' }).collect();
+            eprint!("\r[{bar}] {} schedules, {:.1} s", ex.tried(), started.elapsed().as_secs_f64());
+        }
+    }
+    if tty {
+        eprintln!();
+    }
+    let secs = started.elapsed().as_secs_f64();
+    let found = ex.found().cloned();
+    if let (Some(c), Some(path)) = (&found, &out_file) {
+        std::fs::write(path, c.scenario.to_json()).map_err(|e| Fail(format!("cannot write {path}: {e}")))?;
+    }
+    if json {
+        let violation = found.as_ref().map(|c| {
+            serde_json::json!({
+                "property": c.property,
+                "schedule": c.schedule,
+                "steps": c.steps,
+                "faults": c.schedule.len(),
+                "original_faults": c.original_faults,
+                "scenario": c.scenario,
+            })
+        });
+        say!(
+            "{}",
+            serde_json::json!({"result": {"violation": violation, "schedules": ex.tried(), "mode": opts.mode.name(), "seconds": secs}})
+        );
+        return Ok(());
+    }
+    match found {
+        Some(c) => {
+            say!(
+                "violation of {} after {} schedules ({:.1} s, mode {}); shrunk from {} to {} faults, {} steps:",
+                c.property.name(),
+                ex.tried(),
+                secs,
+                opts.mode.name(),
+                c.original_faults,
+                c.schedule.len(),
+                c.steps
+            );
+            for e in &c.schedule {
+                say!("  at {:>8} ms  {}", e.at_ms, e.command.describe());
+            }
+            match out_file {
+                Some(p) => say!("scenario written to {p} (splitbrain run {p})"),
+                None => say!("(add --out FILE to save it as a scenario for `splitbrain run` and the playground)"),
+            }
+        }
+        None => say!(
+            "no violation of {} in {} schedules ({:.1} s, mode {}){}",
+            opts.property.name(),
+            ex.tried(),
+            secs,
+            opts.mode.name(),
+            if ex.exhausted() { "; the bounded space is exhausted" } else { "" }
+        ),
+    }
     Ok(())
 }

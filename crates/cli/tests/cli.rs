@@ -75,7 +75,7 @@ fn text_run_and_until_ms_stop_early() {
     let out = stdout(&o);
     assert!(out.contains("1 successfully elected as the controller"));
     assert!(!out.contains("2 successfully elected"), "stopped before broker 2's election");
-    assert!(out.contains("== seed-incident (seed 1)"));
+    assert!(out.contains("== seed-incident (seed 1, mode legacy)"));
 }
 
 #[test]
@@ -143,4 +143,40 @@ fn an_exported_scenario_file_runs_like_the_built_in() {
     let b = stdout(&sb(&["run", &p.to_string_lossy(), "--json"]));
     assert_eq!(a, b);
     let _ = std::fs::remove_file(p);
+}
+
+#[test]
+fn explore_finds_a_counterexample_in_legacy_and_none_in_fenced() {
+    let dir = std::env::temp_dir().join(format!("splitbrain-explore-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("cx.json");
+    let o =
+        sb(&["explore", "--mode", "legacy", "--budget-schedules", "2000", "--json", "--out", &out.to_string_lossy()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).lines().last().unwrap()).unwrap();
+    let viol = &v["result"]["violation"];
+    assert_eq!(viol["property"], "leader_minus_one");
+    assert!(viol["schedule"].as_array().unwrap().len() <= 6);
+    assert!(viol["steps"].as_u64().unwrap() > 0);
+    assert!(v["result"]["schedules"].as_u64().unwrap() <= 2000);
+    // The written scenario runs with `splitbrain run` to a leaderless partition.
+    let f = final_state(&sb(&["run", &out.to_string_lossy(), "--json"]));
+    assert!(f["partitions"].as_array().unwrap().iter().any(|p| p["leader"] == -1));
+
+    let o = sb(&["explore", "--mode", "fenced", "--budget-schedules", "150", "--json"]);
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).lines().last().unwrap()).unwrap();
+    assert_eq!(v["result"]["violation"], serde_json::Value::Null);
+    assert_eq!(v["result"]["schedules"], 150);
+    let text = stdout(&sb(&["explore", "--mode", "fenced", "--budget-schedules", "20"]));
+    assert!(text.contains("no violation of leader_minus_one in 20 schedules"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn explore_rejects_bad_arguments() {
+    assert_bad(&["explore", "--mode", "zab"], "unknown mode 'zab'");
+    assert_bad(&["explore", "--budget-schedules", "5", "--budget-ms", "5"], "not both");
+    assert_bad(&["explore", "--property", "x"], "unknown property 'x'");
+    assert_bad(&["explore", "--budget-schedules"], "--budget-schedules needs a value");
 }

@@ -109,10 +109,11 @@ impl Broker {
 
     /// Sends (or queues) a ZooKeeper request.
     pub(crate) fn zk_send(&mut self, op: ZkOp, purpose: Purpose, out: &mut Outbox) -> u64 {
+        let controller = purpose == Purpose::Controller;
         let (xid, now) = self.zk.submit(op.clone(), purpose);
         if now {
             if let Some(session) = self.zk.session {
-                out.send(NodeId::Zk, Payload::ZkRequest { session, xid, op });
+                out.send(NodeId::Zk, Payload::ZkRequest { session, xid, op, controller });
             }
         }
         xid
@@ -120,8 +121,8 @@ impl Broker {
 
     fn resend(&mut self, out: &mut Outbox) {
         if let Some(session) = self.zk.session {
-            for (xid, op) in self.zk.take_resends() {
-                out.send(NodeId::Zk, Payload::ZkRequest { session, xid, op });
+            for (xid, op, controller) in self.zk.take_resends() {
+                out.send(NodeId::Zk, Payload::ZkRequest { session, xid, op, controller });
             }
         }
     }

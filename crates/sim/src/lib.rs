@@ -24,6 +24,7 @@ pub mod controller;
 pub mod effects;
 pub mod election;
 pub mod event;
+pub mod explore;
 pub mod ids;
 pub mod message;
 pub mod network;

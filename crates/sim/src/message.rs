@@ -80,6 +80,8 @@ pub enum Payload {
         xid: u64,
         /// The operation.
         op: ZkOp,
+        /// Sent by the controller event thread (not by the broker's own ISR or registration code).
+        controller: bool,
     },
     /// A ZooKeeper response.
     ZkResponse {

@@ -65,6 +65,7 @@ pub struct World {
     pub(crate) last_dropped: Vec<Message>,
     /// The message delivered in the last step (for drawing).
     pub(crate) last_delivered: Option<Message>,
+    last_node: Option<NodeId>,
 }
 
 /// Collects the lines of one step and picks the main one.
@@ -285,6 +286,7 @@ impl World {
             alerts: Vec::new(),
             last_dropped: Vec::new(),
             last_delivered: None,
+            last_node: None,
         };
         w.alerts = w.compute_alerts();
         Ok(w)
@@ -355,6 +357,34 @@ impl World {
         self.queue.iter()
     }
 
+    /// The node of the last step.
+    pub fn last_node(&self) -> Option<NodeId> {
+        self.last_node
+    }
+
+    /// Time of the next queued item.
+    pub fn next_time(&self) -> Option<u64> {
+        self.queue.peek_time()
+    }
+
+    /// Queues a fault at `at_ms` (not before now), as a scripted fault; extends the end if needed.
+    pub fn schedule(&mut self, at_ms: u64, cmd: Command) -> Result<(), String> {
+        self.check_command(&cmd)?;
+        let at = at_ms.max(self.now);
+        self.queue.push(at, Item::Script(cmd));
+        Ok(())
+    }
+
+    /// Moves the end of the run.
+    pub fn set_end(&mut self, end_ms: u64) {
+        Rc::make_mut(&mut self.cfg).end_ms = end_ms;
+    }
+
+    /// Links that are cut in at least one direction.
+    pub fn cut_links(&self) -> Vec<(NodeId, NodeId)> {
+        self.net.links().filter(|l| !l.a_to_b.up || !l.b_to_a.up).map(|l| (l.a, l.b)).collect()
+    }
+
     /// True when nothing more will happen before the scenario's end.
     pub fn finished(&self) -> bool {
         self.queue.peek_time().map(|t| t > self.cfg.end_ms).unwrap_or(true)
@@ -411,6 +441,7 @@ impl World {
         self.post_step();
         self.step += 1;
         let mut ev = log.finish(self.step, self.now);
+        self.last_node = Some(ev.node);
         let new_alerts = self.compute_alerts();
         for a in &new_alerts {
             if !self.alerts.iter().any(|o| o.key == a.key) {
@@ -754,7 +785,7 @@ impl World {
                     }
                 }
             }
-            Payload::ZkRequest { session, xid, op } => {
+            Payload::ZkRequest { session, xid, op, controller } => {
                 let current_epoch = match self.zk.get("/controller_epoch").map(|n| &n.data) {
                     Some(ZData::ControllerEpoch { epoch }) => *epoch,
                     _ => 0,
@@ -782,7 +813,7 @@ impl World {
                         ));
                     }
                 }
-                if let Some((path, state)) = write {
+                if let (Some((path, state)), true) = (write, controller) {
                     if state.controller_epoch < current_epoch {
                         log.lines.push((
                             EventKind::LeaderChange,

@@ -113,7 +113,7 @@ impl ZkClient {
     }
 
     /// Requests to (re)send now, marking them in flight.
-    pub fn take_resends(&mut self) -> Vec<(u64, ZkOp)> {
+    pub fn take_resends(&mut self) -> Vec<(u64, ZkOp, bool)> {
         if self.state != ConnState::Connected {
             return Vec::new();
         }
@@ -122,7 +122,7 @@ impl ZkClient {
             if !o.in_flight {
                 o.in_flight = true;
                 o.sends += 1;
-                out.push((*xid, o.op.clone()));
+                out.push((*xid, o.op.clone(), o.purpose == Purpose::Controller));
             }
         }
         out
@@ -148,7 +148,7 @@ mod tests {
         let (x1, now) = c.submit(read(), Purpose::Controller);
         assert!(!now, "not connected yet");
         c.state = ConnState::Connected;
-        assert_eq!(c.take_resends(), alloc::vec![(x1, read())]);
+        assert_eq!(c.take_resends(), alloc::vec![(x1, read(), true)]);
         assert!(c.take_resends().is_empty(), "in flight now");
         c.disconnect();
         assert!(c.take_resends().is_empty(), "disconnected: nothing goes out");

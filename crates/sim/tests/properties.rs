@@ -102,6 +102,16 @@ proptest! {
     }
 
     #[test]
+    fn fenced_zookeeper_never_accepts_a_write_from_a_stale_controller(sched in schedule()) {
+        let s = scenario(&sched);
+        let mut w = World::with_mode(&s, s.seed, splitbrain_sim::Mode::Fenced).expect("valid");
+        for e in run_to_end(&mut w) {
+            let zombie = e.details.iter().chain(Some(&e.line)).any(|l| l.contains("a deposed controller's decision"));
+            prop_assert!(!zombie, "step {}: {}", e.step, e.line);
+        }
+    }
+
+    #[test]
     fn scenario_json_round_trips(sched in schedule()) {
         let s = scenario(&sched);
         let back = Scenario::from_json(&s.to_json()).expect("own JSON parses");
