@@ -52,6 +52,12 @@ pub struct Event {
     pub time_ms: u64,
     /// The node where it happened.
     pub node: NodeId,
+    /// For a message delivered or dropped: its sender (`node` is the receiver).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<NodeId>,
+    /// For a message: its category (`zk`, `watch`, `control`, `client`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
     /// What kind of step.
     pub kind: EventKind,
     /// The main log line.

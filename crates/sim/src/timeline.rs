@@ -201,3 +201,14 @@ impl Timeline {
         self.undo.is_some()
     }
 }
+
+impl core::fmt::Debug for Timeline {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Timeline")
+            .field("scenario", &self.scenario.name)
+            .field("steps", &self.events.len())
+            .field("cursor", &self.cursor)
+            .field("user", &self.user)
+            .finish()
+    }
+}

@@ -71,6 +71,8 @@ pub struct World {
 /// Collects the lines of one step and picks the main one.
 struct StepLog {
     node: NodeId,
+    from: Option<NodeId>,
+    message: Option<&'static str>,
     kind: EventKind,
     line: String,
     lines: Vec<(EventKind, String)>,
@@ -95,7 +97,7 @@ fn priority(k: EventKind) -> u8 {
 
 impl StepLog {
     fn new(node: NodeId, kind: EventKind, line: String) -> Self {
-        StepLog { node, kind, line, lines: Vec::new() }
+        StepLog { node, from: None, message: None, kind, line, lines: Vec::new() }
     }
     fn finish(self, step: u64, time_ms: u64) -> Event {
         let best = self
@@ -123,6 +125,8 @@ impl StepLog {
             step,
             time_ms,
             node: self.node,
+            from: self.from,
+            message: self.message.map(String::from),
             kind,
             line,
             details,
@@ -704,12 +708,16 @@ impl World {
                 EventKind::MessageDropped,
                 format!("DROPPED {} → {}: {label} ({reason})", m.from, m.to),
             );
+            log.from = Some(m.from);
+            log.message = Some(m.payload.category());
             self.on_dropped(&m, &mut log);
             self.last_dropped.push(m);
             return log;
         }
         self.last_delivered = Some(m.clone());
         let mut log = StepLog::new(m.to, EventKind::Info, format!("{} ← {}: {label}", m.to, m.from));
+        log.from = Some(m.from);
+        log.message = Some(m.payload.category());
         match m.to {
             NodeId::Zk => self.deliver_to_zk(m, &mut log),
             NodeId::Broker(b) => self.deliver_to_broker(b, m, &mut log),

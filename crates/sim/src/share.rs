@@ -1,0 +1,196 @@
+//! Permalinks: a whole run (scenario — a built-in's name or the scenario itself —, mode, seed, the
+//! user's faults with the steps they were made at, and the step shown) in one URL fragment.
+//! Format: `v1.` + base64url (no padding) of raw DEFLATE of a small JSON object. Versioned, size
+//! limited, and every failure is a one-line message; decoding never panics.
+use crate::scenario::{builtin, Mode, Scenario};
+use crate::timeline::{Timeline, UserCommand};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+
+/// The current link version.
+pub const VERSION: u32 = 1;
+/// Longest fragment accepted.
+pub const MAX_LINK_BYTES: usize = 64 * 1024;
+/// Largest decompressed payload accepted.
+pub const MAX_PAYLOAD_BYTES: usize = 1024 * 1024;
+
+/// Everything a link restores.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Link {
+    /// A built-in's name, when the scenario is a built-in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub builtin: Option<String>,
+    /// The scenario itself otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<Scenario>,
+    /// Kafka behaviour.
+    #[serde(default)]
+    pub mode: Mode,
+    /// Seed.
+    pub seed: u64,
+    /// The user's faults.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub commands: Vec<UserCommand>,
+    /// The step shown.
+    #[serde(default)]
+    pub step: u64,
+}
+
+impl Link {
+    /// The link for a timeline at its cursor.
+    pub fn of(t: &Timeline, mode: Mode) -> Link {
+        let s = t.scenario();
+        let is_builtin = builtin(&s.name).as_ref() == Some(s);
+        Link {
+            builtin: is_builtin.then(|| s.name.clone()),
+            scenario: (!is_builtin).then(|| s.clone()),
+            mode,
+            seed: t.world_at(0).map(|w| w.seed()).unwrap_or(s.seed),
+            commands: t.user_commands().to_vec(),
+            step: t.cursor() as u64,
+        }
+    }
+
+    /// Rebuilds the timeline: same scenario, mode and seed; the user's faults re-applied at their
+    /// steps; the cursor at the saved step.
+    pub fn restore(&self) -> Result<Timeline, String> {
+        let scenario = match (&self.builtin, &self.scenario) {
+            (Some(name), _) => {
+                builtin(name).ok_or_else(|| format!("the link names an unknown built-in scenario '{name}'"))?
+            }
+            (None, Some(s)) => {
+                s.config().map_err(|e| format!("the link's scenario is invalid: {e}"))?;
+                s.clone()
+            }
+            (None, None) => return Err("the link holds no scenario".into()),
+        };
+        let mut t = Timeline::with_mode(scenario, Some(self.seed), self.mode).map_err(|e| format!("{e}"))?;
+        let mut cmds = self.commands.clone();
+        cmds.sort_by_key(|c| c.at_step);
+        for c in cmds {
+            t.seek(c.at_step as usize);
+            if t.cursor() as u64 != c.at_step {
+                return Err(format!(
+                    "the link's fault '{}' is at step {}, past the end of the run",
+                    c.command.describe(),
+                    c.at_step
+                ));
+            }
+            t.apply(c.command.clone())
+                .map_err(|e| format!("the link's fault at step {} was refused: {e}", c.at_step))?;
+        }
+        t.seek(self.step as usize);
+        Ok(t)
+    }
+
+    /// Encodes as a fragment (without `#`).
+    pub fn encode(&self) -> String {
+        let json = serde_json::to_vec(self).unwrap_or_default();
+        let packed = deflate(&json);
+        format!("v{VERSION}.{}", b64url_encode(&packed))
+    }
+
+    /// Decodes a fragment (with or without `#`).
+    pub fn decode(fragment: &str) -> Result<Link, String> {
+        let f = fragment.trim().trim_start_matches('#');
+        if f.is_empty() {
+            return Err("the link is empty".into());
+        }
+        if f.len() > MAX_LINK_BYTES {
+            return Err(format!("the link is {} bytes long; the limit is {MAX_LINK_BYTES}", f.len()));
+        }
+        let (ver, body) = f.split_once('.').ok_or("the link has no version prefix (expected v1.…)")?;
+        let v: u32 = ver
+            .strip_prefix('v')
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(|| format!("'{}' is not a link version (expected v1)", clip(ver)))?;
+        if v != VERSION {
+            return Err(if v > VERSION {
+                format!(
+                    "this link was made by a newer splitbrain (link version {v}); this page reads version {VERSION}"
+                )
+            } else {
+                format!("link version {v} is not supported; this page reads version {VERSION}")
+            });
+        }
+        let packed = b64url_decode(body).ok_or("the link is not valid base64url (was it cut short or edited?)")?;
+        let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_PAYLOAD_BYTES)
+            .map_err(|_| String::from("the link's data is corrupted or too large (it does not decompress)"))?;
+        let text = core::str::from_utf8(&json).map_err(|_| String::from("the link's data is not UTF-8 text"))?;
+        serde_json::from_str(text).map_err(|e| format!("the link's data is not a valid run description: {e}"))
+    }
+}
+
+/// Raw DEFLATE as links use it.
+pub fn deflate(data: &[u8]) -> Vec<u8> {
+    miniz_oxide::deflate::compress_to_vec(data, 9)
+}
+
+fn clip(s: &str) -> String {
+    s.chars().take(20).collect()
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// base64url without padding.
+pub fn b64url_encode(data: &[u8]) -> String {
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let n = match chunk.len() {
+            3 => (chunk[0] as u32) << 16 | (chunk[1] as u32) << 8 | chunk[2] as u32,
+            2 => (chunk[0] as u32) << 16 | (chunk[1] as u32) << 8,
+            _ => (chunk[0] as u32) << 16,
+        };
+        for i in 0..chunk.len() + 1 {
+            out.push(B64[((n >> (18 - 6 * i)) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+/// Decodes base64url (padding optional); None on any other character.
+pub fn b64url_decode(s: &str) -> Option<Vec<u8>> {
+    let s = s.trim_end_matches('=');
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let mut acc = 0u32;
+    let mut bits = 0;
+    for c in s.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'-' | b'+' => 62,
+            b'_' | b'/' => 63,
+            _ => return None,
+        } as u32;
+        acc = acc << 6 | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    if s.len() % 4 == 1 {
+        return None;
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64url_round_trips() {
+        for n in 0..40u8 {
+            let data: Vec<u8> = (0..n).map(|i| i.wrapping_mul(37)).collect();
+            assert_eq!(b64url_decode(&b64url_encode(&data)).unwrap(), data);
+        }
+        assert_eq!(b64url_encode(b"hi?"), "aGk_");
+        assert!(b64url_decode("ab$c").is_none());
+    }
+}
