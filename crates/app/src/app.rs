@@ -135,13 +135,20 @@ fn mark_current_line(cursor: usize) {
     let Some(el) = doc.get_element_by_id(&format!("ev-{cursor}")) else { return };
     let _ = el.class_list().add_1("current");
     let _ = el.set_attribute("aria-current", "step");
-    let (Some(li), Some(box_)) = (el.dyn_ref::<HtmlElement>(), doc.get_element_by_id("log-scroll")) else { return };
-    let Some(box_) = box_.dyn_ref::<HtmlElement>() else { return };
-    let top = li.offset_top();
-    let h = li.offset_height();
-    let (st, ch) = (box_.scroll_top(), box_.client_height());
-    if top < st || top + h > st + ch {
-        box_.set_scroll_top((top - ch / 2).max(0));
+    // Scroll in the next animation frame: reading offsets now would force an extra layout.
+    let scroll = move || {
+        let (Some(li), Some(box_)) = (el.dyn_ref::<HtmlElement>(), doc.get_element_by_id("log-scroll")) else { return };
+        let Some(box_) = box_.dyn_ref::<HtmlElement>() else { return };
+        let top = li.offset_top();
+        let h = li.offset_height();
+        let (st, ch) = (box_.scroll_top(), box_.client_height());
+        if top < st || top + h > st + ch {
+            box_.set_scroll_top((top - ch / 2).max(0));
+        }
+    };
+    if let Some(w) = web_sys::window() {
+        let cb = wasm_bindgen::closure::Closure::once_into_js(scroll);
+        let _ = w.request_animation_frame(cb.unchecked_ref());
     }
 }
 
@@ -363,6 +370,9 @@ pub fn app() -> Html {
                         can_undo={model.undo.is_some()} undo_label={model.undo_label.clone()} has_next_caption={has_next} has_prev_caption={has_prev}
                         cut_mode={model.cut_mode} dispatch={dispatch.clone()} />
                     <section class={classes!("card", "story", caption.as_ref().map(|c| c.step == cursor).unwrap_or(false).then_some("now"))} aria-live="polite" data-testid="story">
+                        if let Some(f) = model.forked_at.filter(|f| cursor > *f && !model.tl.borrow().scenario().captions.is_empty()) {
+                            <p class="forked" data-testid="story-forked">{format!("You changed the run at step {f}: from there on it is your own experiment, and the story captions no longer apply. Undo or Reset to follow the incident again.")}</p>
+                        }
                         if let Some(c) = &caption {
                             <p><span class="story-step">{format!("Step {}", c.step)}{ if c.step == cursor { "" } else { " (earlier)" } }</span>{" "}{c.text.clone()}</p>
                         } else if !model.captions.is_empty() {
@@ -371,19 +381,19 @@ pub fn app() -> Html {
                             <p class="dim">{description}</p>
                         }
                     </section>
+                    <section class="panel log-panel" aria-labelledby="log-h">
+                        <div class="panel-head"><h2 id="log-h">{"Event log"}</h2><span class="dim small">{format!("{} events · click a line to jump", len)}</span></div>
+                        <div class="log-scroll" id="log-scroll">
+                            <EventLog events={model.events.clone()} captions={model.captions.clone()} on_jump={on_jump} />
+                        </div>
+                    </section>
                 </div>
                 <div class="side">
                     <ConsumerPanel consumers={Rc::new(view.consumers.clone())} partitions={Rc::new(view.partitions.clone())} />
                     <Alerts alerts={Rc::new(view.alerts.clone())} />
                     <ControllerContextDiff controllers={Rc::new(view.controllers.clone())} watch_partition={watch.clone()} zk_controller={view.zk_controller} />
+                    <PartitionTable partitions={Rc::new(view.partitions.clone())} watch_partition={watch.clone()} />
                 </div>
-                <section class="panel log-panel" aria-labelledby="log-h">
-                    <div class="panel-head"><h2 id="log-h">{"Event log"}</h2><span class="dim small">{format!("{} events · click a line to jump", len)}</span></div>
-                    <div class="log-scroll" id="log-scroll">
-                        <EventLog events={model.events.clone()} captions={model.captions.clone()} on_jump={on_jump} />
-                    </div>
-                </section>
-                <PartitionTable partitions={Rc::new(view.partitions.clone())} watch_partition={watch.clone()} />
                 <ZkTree znodes={Rc::new(view.zk_tree.clone())} watch_partition={watch} />
             </main>
             <footer class="foot small dim">

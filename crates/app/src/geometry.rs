@@ -75,7 +75,7 @@ pub const ZK_HW: f64 = 68.0;
 /// ZooKeeper box half height.
 pub const ZK_HH: f64 = 26.0;
 /// Client box half sizes.
-pub const CLIENT_HW: f64 = 72.0;
+pub const CLIENT_HW: f64 = 80.0;
 /// Client box half height.
 pub const CLIENT_HH: f64 = 30.0;
 

@@ -6,7 +6,6 @@ use crate::model::{link_words, CutMode};
 use splitbrain_sim::view::{LinkView, MessageView, NodeView, View};
 use splitbrain_sim::{Command, Direction, NodeId};
 use std::rc::Rc;
-use wasm_bindgen::JsCast;
 use web_sys::{Element, KeyboardEvent, PointerEvent};
 use yew::prelude::*;
 
@@ -387,14 +386,14 @@ fn render_node(n: &NodeView, c: Pt, hw: f64, hh: f64, view: &View, acting: usize
                     <text class="title" y={fmt(-hh + 17.0)} text-anchor="middle">{title_text}</text>
                     <g class={classes!("session", sess_class)}>
                         <circle cx={fmt(-hw + 12.0)} cy={fmt(-hh + 30.0)} r="4" />
-                        <text class="line" x={fmt(-hw + 20.0)} y={fmt(-hh + 34.0)}>{format!("ZK {sess}")}</text>
+                        <text class="line" x={fmt(-hw + 20.0)} y={fmt(-hh + 34.0)}>{if n.alive { format!("ZK {sess}") } else { sess.to_string() }}</text>
                     </g>
                     <text class="line" x={fmt(-hw + 8.0)} y={fmt(-hh + 49.0)}>
                         {leads}
                         if leads_watch { <tspan class="watch-mark">{" ★"}</tspan> }
                     </text>
                     if let Some(q) = queue {
-                        <text class="line dim" x={fmt(-hw + 8.0)} y={fmt(-hh + 63.0)}>{short(&q, 21)}</text>
+                        <text class="line dim" x={fmt(-hw + 8.0)} y={fmt(-hh + 63.0)}>{short(&q, 19)}</text>
                     }
                     if n.zk_controller {
                         <g class="badge badge-zk" transform={format!("translate(0,{:.1})", -hh - 9.0)}>

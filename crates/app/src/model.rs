@@ -96,6 +96,8 @@ pub struct Model {
     pub undo: Option<Rc<Timeline>>,
     /// What the last undo would revert, for the button's label.
     pub undo_label: String,
+    /// The step of the user's first command, if any (the run differs from the scenario's after it).
+    pub forked_at: Option<usize>,
 }
 
 impl PartialEq for Model {
@@ -165,8 +167,9 @@ fn builtin_scenario(name: &str) -> Result<Scenario, String> {
 const FALLBACK_JSON: &str = r#"{"name":"empty","description":"Three brokers and no faults (every built-in failed to load).","cluster":{"brokers":[1,2,3]},"consumers":[{"id":1,"group":"payments-group"}]}"#;
 
 /// Resolves captions against the events: a caption belongs to the first event whose node matches
-/// (when given) and whose line contains its text.
-pub fn resolve_captions(scenario: &Scenario, events: &[Event]) -> Vec<StepCaption> {
+/// (when given) and whose line contains its text. Only steps up to `until` count: after a user's
+/// first command the run is no longer the one the story tells.
+pub fn resolve_captions(scenario: &Scenario, events: &[Event], until: Option<usize>) -> Vec<StepCaption> {
     let mut out: Vec<StepCaption> = scenario
         .captions
         .iter()
@@ -177,6 +180,7 @@ pub fn resolve_captions(scenario: &Scenario, events: &[Event]) -> Vec<StepCaptio
                 .map(|i| StepCaption { step: i + 1, text: c.text.clone() })
         })
         .collect();
+    out.retain(|c| until.map(|u| c.step <= u).unwrap_or(true));
     out.sort_by_key(|c| c.step);
     out.dedup_by_key(|c| c.step);
     out
@@ -216,8 +220,10 @@ impl Model {
         tl.compute_all();
         let seed = tl.view().seed;
         let events = Rc::new(tl.events().to_vec());
-        let captions = Rc::new(resolve_captions(tl.scenario(), &events));
+        let forked_at = tl.user_commands().first().map(|u| u.at_step as usize);
+        let captions = Rc::new(resolve_captions(tl.scenario(), &events, forked_at));
         Model {
+            forked_at,
             tl: Rc::new(RefCell::new(tl)),
             rev: 0,
             events,
@@ -237,7 +243,8 @@ impl Model {
     fn refresh_events(&mut self) {
         let tl = self.tl.borrow();
         self.events = Rc::new(tl.events().to_vec());
-        self.captions = Rc::new(resolve_captions(tl.scenario(), &self.events));
+        self.forked_at = tl.user_commands().first().map(|u| u.at_step as usize);
+        self.captions = Rc::new(resolve_captions(tl.scenario(), &self.events, self.forked_at));
     }
 
     /// The step shown.

@@ -78,7 +78,22 @@ pub fn controller_context_diff(props: &DiffProps) -> Html {
         Callback::from(move |_| show_all.set(!*show_all))
     };
     let watch = props.watch_partition.as_deref();
-    let cards = props.controllers.iter().map(|c| {
+    // Brokers with no context and no controller role are summarised in one line.
+    let idle: Vec<i32> =
+        props.controllers.iter().filter(|c| !c.active && c.rows.is_empty()).map(|c| c.broker).collect();
+    let idle_line = if idle.is_empty() {
+        html! {}
+    } else {
+        let active_id =
+            props.controllers.iter().find(|c| idle.contains(&c.broker)).map(|c| c.active_controller_id).unwrap_or(-1);
+        html! {
+            <section class="ctx idle" data-testid="ctx-idle">
+                <h3>{if idle.len() == 1 { format!("broker {} ", idle[0]) } else { format!("brokers {} ", idle.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(", ")) }}
+                    <span class="role">{format!("not controller; no controller context loaded (they follow activeControllerId {active_id})")}</span></h3>
+            </section>
+        }
+    };
+    let cards = props.controllers.iter().filter(|c| c.active || !c.rows.is_empty()).map(|c| {
         let loaded = !c.rows.is_empty();
         let role = if c.active {
             if props.zk_controller == Some(c.broker) {
@@ -136,6 +151,7 @@ pub fn controller_context_diff(props: &DiffProps) -> Html {
             </div>
             <p class="hint">{"Each broker's in-memory partitionLeadershipInfo (cache) beside the state znode in ZooKeeper. A controller writes with the zkVersion it cached: a stale cache means its writes fail or overwrite newer state."}</p>
             { for cards }
+            {idle_line}
         </section>
     }
 }
@@ -201,7 +217,7 @@ pub fn partition_table(props: &PartitionProps) -> Html {
                 <table class="partitions">
                     <thead><tr>
                         <th scope="col">{"partition"}</th><th scope="col">{"leader"}</th><th scope="col">{"ISR"}</th>
-                        <th scope="col">{"replicas"}</th><th scope="col">{"leader_epoch"}</th><th scope="col">{"ctrl epoch"}</th><th scope="col">{"zkVersion"}</th>
+                        <th scope="col">{"replicas"}</th><th scope="col" title="leader_epoch">{"epoch"}</th><th scope="col" title="controller_epoch of the last write">{"ctrl ep."}</th><th scope="col" title="znode version">{"zkVer"}</th>
                     </tr></thead>
                     <tbody>
                     { for rows.iter().map(|p| {
@@ -210,7 +226,7 @@ pub fn partition_table(props: &PartitionProps) -> Html {
                         html! {
                             <tr key={name.clone()} data-partition={name.clone()} data-leader={p.leader.to_string()}
                                 class={classes!((p.leader < 0).then_some("leaderless"), is_watch.then_some("watch"))}>
-                                <th scope="row">{name.clone()}{ if is_watch { html!{<span class="watch-mark" title="payments-group's coordinator partition">{" ★ group coordinator"}</span>} } else { html!{} } }</th>
+                                <th scope="row">{name.clone()}{ if is_watch { html!{<span class="watch-mark" title="payments-group's coordinator partition">{" ★ group"}</span>} } else { html!{} } }</th>
                                 <td class="leader">{leader_text(p.leader)}</td>
                                 <td>{isr(&p.isr)}</td>
                                 <td>{isr(&p.replicas)}</td>
