@@ -1,7 +1,7 @@
 //! The picture: brokers on a ring around ZooKeeper, the consumer on the right, a link for every
 //! pair that can talk, messages moving along their links, and a stroke overlay that cuts (or
 //! heals) every link a drag crosses.
-use crate::geometry::{client_to_user, crossed_links, nearest_link, Layout, Pt};
+use crate::geometry::{client_to_user, crossed_links, f1, nearest_link, Layout, Pt};
 use crate::model::{link_words, CutMode};
 use splitbrain_sim::view::{LinkView, MessageView, NodeView, View};
 use splitbrain_sim::{Command, Direction, NodeId};
@@ -224,7 +224,7 @@ pub fn graph(props: &GraphProps) -> Html {
             let tip = Pt::new(mid.x + ux * 9.0, mid.y + uy * 9.0);
             let b1 = Pt::new(mid.x - ux * 7.0 - uy * 7.0, mid.y - uy * 7.0 + ux * 7.0);
             let b2 = Pt::new(mid.x - ux * 7.0 + uy * 7.0, mid.y - uy * 7.0 - ux * 7.0);
-            html! { <path class="oneway-arrow" d={format!("M{:.1},{:.1} L{:.1},{:.1} L{:.1},{:.1} Z", tip.x, tip.y, b1.x, b1.y, b2.x, b2.y)} /> }
+            html! { <path class="oneway-arrow" d={format!("M{},{} L{},{} L{},{} Z", f1(tip.x), f1(tip.y), f1(b1.x), f1(b1.y), f1(b2.x), f1(b2.y))} /> }
         } else {
             html! {}
         };
@@ -239,7 +239,7 @@ pub fn graph(props: &GraphProps) -> Html {
                     <line class="link-line" x1={fmt(p.x)} y1={fmt(p.y)} x2={fmt(a_end.x)} y2={fmt(a_end.y)} />
                     <line class="link-line" x1={fmt(b_start.x)} y1={fmt(b_start.y)} x2={fmt(q.x)} y2={fmt(q.y)} />
                     if none_up {
-                        <g class="cut-mark" transform={format!("translate({:.1},{:.1})", mid.x, mid.y)}>
+                        <g class="cut-mark" transform={format!("translate({},{})", f1(mid.x), f1(mid.y))}>
                             <line x1="-6" y1="-6" x2="6" y2="6" /><line x1="-6" y1="6" x2="6" y2="-6" />
                         </g>
                     }
@@ -270,7 +270,7 @@ pub fn graph(props: &GraphProps) -> Html {
         let p = message_pos(m, now, s);
         let class = classes!("msg", category_class(&m.category), m.state.clone());
         html! {
-            <g key={format!("m{}", m.id)} class={class} style={format!("transform: translate({:.1}px, {:.1}px)", p.x, p.y)}>
+            <g key={format!("m{}", m.id)} class={class} style={format!("transform: translate({}px, {}px)", f1(p.x), f1(p.y))}>
                 <circle r="5" />
                 if m.state == "dropped" { <text class="drop-x" y="4" text-anchor="middle">{"✕"}</text> }
                 if show_labels || m.state == "dropped" {
@@ -283,14 +283,14 @@ pub fn graph(props: &GraphProps) -> Html {
 
     let stroke_pts = stroke.borrow().clone().unwrap_or_default();
     let stroke_html = if stroke_pts.len() > 1 {
-        let pts: String = stroke_pts.iter().map(|p| format!("{:.1},{:.1}", p.x, p.y)).collect::<Vec<_>>().join(" ");
+        let pts: String = stroke_pts.iter().map(|p| format!("{},{}", f1(p.x), f1(p.y))).collect::<Vec<_>>().join(" ");
         html! { <polyline class="stroke" points={pts} /> }
     } else {
         html! {}
     };
 
     html! {
-        <svg ref={svg_ref} class="graph" data-testid="graph" viewBox={format!("{:.1} {:.1} {:.1} {:.1}", vb.x, vb.y, vb.w, vb.h)}
+        <svg ref={svg_ref} class="graph" data-testid="graph" viewBox={format!("{} {} {} {}", f1(vb.x), f1(vb.y), f1(vb.w), f1(vb.h))}
             role="group" aria-label="Cluster graph: brokers, ZooKeeper and the consumer. Drag across links to cut or heal them."
             {onpointerdown} {onpointermove} {onpointerup} {onpointercancel}>
             <defs>
@@ -308,7 +308,7 @@ pub fn graph(props: &GraphProps) -> Html {
 }
 
 fn fmt(v: f64) -> String {
-    format!("{v:.1}")
+    f1(v)
 }
 
 fn short_label(l: &str) -> String {
@@ -325,12 +325,22 @@ fn short(l: &str, n: usize) -> String {
 }
 
 fn render_node(n: &NodeView, c: Pt, hw: f64, hh: f64, view: &View, acting: usize, watch: Option<&str>) -> Html {
-    let tr = format!("translate({:.1},{:.1})", c.x, c.y);
+    let tr = format!("translate({},{})", f1(c.x), f1(c.y));
     let rect = |class: &'static str| {
         html! { <rect class={class} x={fmt(-hw)} y={fmt(-hh)} width={fmt(2.0 * hw)} height={fmt(2.0 * hh)} rx="9" /> }
     };
     let id = n.id.to_string();
     match n.id {
+        // KRaft voters (mode `kraft`): drawn like the metadata store they replace.
+        NodeId::Voter(v) => html! {
+            <g key={id.clone()} class={if n.acting_controller { "node zk voter leader" } else { "node zk voter" }} transform={tr}
+               data-node={id.clone()} data-testid={format!("node-{id}")} data-acting={n.acting_controller.to_string()}>
+                <title>{format!("KRaft controller q{v}: {} in epoch {}", n.session, n.controller_epoch)}</title>
+                {rect("box")}
+                <text class="title" y={fmt(-hh + 17.0)} text-anchor="middle">{format!("{}controller q{v}", if n.acting_controller { "♛ " } else { "" })}</text>
+                <text class="line" y={fmt(-hh + 33.0)} text-anchor="middle">{format!("{} · epoch {}", n.session, n.controller_epoch)}</text>
+            </g>
+        },
         NodeId::Zk => {
             let ctl = view
                 .zk_controller
@@ -396,13 +406,13 @@ fn render_node(n: &NodeView, c: Pt, hw: f64, hh: f64, view: &View, acting: usize
                         <text class="line dim" x={fmt(-hw + 8.0)} y={fmt(-hh + 63.0)}>{short(&q, 19)}</text>
                     }
                     if n.zk_controller {
-                        <g class="badge badge-zk" transform={format!("translate(0,{:.1})", -hh - 9.0)}>
+                        <g class="badge badge-zk" transform={format!("translate(0,{})", f1(-hh - 9.0))}>
                             <rect x="-44" y="-9" width="88" height="16" rx="8" />
                             <text y="3" text-anchor="middle">{"holds /controller"}</text>
                         </g>
                     }
                     if n.acting_controller {
-                        <g class="badge badge-acting" transform={format!("translate(0,{:.1})", hh + 9.0)}>
+                        <g class="badge badge-acting" transform={format!("translate(0,{})", f1(hh + 9.0))}>
                             <rect x="-52" y="-9" width="104" height="16" rx="8" />
                             <text y="3" text-anchor="middle">{if n.zk_controller { "acting controller" } else { "acting controller ⚠" }}</text>
                         </g>

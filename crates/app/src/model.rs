@@ -293,6 +293,7 @@ fn node_word(n: NodeId) -> String {
         NodeId::Zk => "ZooKeeper".into(),
         NodeId::Broker(b) => format!("broker {b}"),
         NodeId::Client(c) => format!("consumer c{c}"),
+        NodeId::Voter(v) => format!("controller q{v}"),
     }
 }
 

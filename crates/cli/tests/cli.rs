@@ -174,6 +174,15 @@ fn explore_finds_a_counterexample_in_legacy_and_none_in_fenced() {
 }
 
 #[test]
+fn kraft_mode_runs_the_seed_faults_to_a_healthy_cluster() {
+    let f = final_state(&sb(&["run", "seed-incident", "--mode", "kraft", "--json"]));
+    assert_eq!(f["mode"], "kraft");
+    assert!(f["partitions"].as_array().unwrap().iter().all(|p| p["leader"].as_i64().unwrap() >= 0));
+    assert_eq!(f["consumers"][0]["status"], "stable");
+    assert_eq!(f["zk_controller"], serde_json::Value::Null);
+}
+
+#[test]
 fn explore_rejects_bad_arguments() {
     assert_bad(&["explore", "--mode", "zab"], "unknown mode 'zab'");
     assert_bad(&["explore", "--budget-schedules", "5", "--budget-ms", "5"], "not both");

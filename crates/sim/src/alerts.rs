@@ -120,6 +120,47 @@ pub fn check<'a>(
     out
 }
 
+/// The same properties in `kraft` mode: two voters leading one epoch (never legal in Raft); a
+/// committed partition with leader -1 while an unfenced broker is in its ISR; a group without
+/// a coordinator.
+pub fn check_kraft<'a>(k: &crate::kraft::Kraft, consumers: impl Iterator<Item = &'a Rc<Consumer>>) -> Vec<Alert> {
+    let mut out = Vec::new();
+    for (epoch, leaders) in &k.epoch_leaders {
+        if leaders.len() > 1 {
+            out.push(Alert {
+                kind: AlertKind::MultipleControllers,
+                key: format!("multiple_leaders:{epoch}"),
+                message: format!("{} voters were elected leader of epoch {epoch} (Raft allows one)", leaders.len()),
+            });
+        }
+    }
+    let img = k.image();
+    let live = img.live();
+    for (tp, p) in &img.partitions {
+        if p.leader == NO_LEADER {
+            let alive: Vec<BrokerId> = p.isr.iter().copied().filter(|r| live.contains(r)).collect();
+            if !alive.is_empty() {
+                out.push(Alert {
+                    kind: AlertKind::LeaderlessWithLiveIsr,
+                    key: format!("leaderless:{tp}"),
+                    message: format!("{tp} has leader -1 although ISR member(s) {} are unfenced", fmt_ids(alive)),
+                });
+            }
+        }
+    }
+    for c in consumers.filter(|c| c.status == ConsumerStatus::CoordinatorNotAvailable) {
+        out.push(Alert {
+            kind: AlertKind::NoCoordinator,
+            key: format!("no_coordinator:{}", c.group),
+            message: format!(
+                "group '{}' has no coordinator: __consumer_offsets-{} has no live leader (COORDINATOR_NOT_AVAILABLE, {} attempts)",
+                c.group, c.partition, c.attempts
+            ),
+        });
+    }
+    out
+}
+
 fn tp_of(state_path: &str) -> TopicPartition {
     // /brokers/topics/<t>/partitions/<p>/state
     let parts: Vec<&str> = state_path.split('/').collect();

@@ -34,6 +34,18 @@ pub enum Timer {
     },
     /// Consumer: send a heartbeat.
     ConsumerHeartbeat,
+    /// KRaft voter: no leader heard (fetch timeout) or election timed out.
+    RaftElection {
+        /// Timer generation.
+        gen: u64,
+    },
+    /// KRaft leader: check that a majority still fetches (KAFKA-15489).
+    RaftCheckQuorum,
+    /// KRaft active controller: fence a broker whose heartbeats lapsed.
+    FenceCheck {
+        /// The broker.
+        broker: crate::ids::BrokerId,
+    },
 }
 
 /// One effect.

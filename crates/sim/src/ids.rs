@@ -21,6 +21,8 @@ pub enum NodeId {
     Broker(BrokerId),
     /// A consumer client.
     Client(u32),
+    /// A KRaft controller voter (`kraft` mode only).
+    Voter(u32),
 }
 
 impl NodeId {
@@ -38,7 +40,9 @@ impl NodeId {
         if t.eq_ignore_ascii_case("zk") || t.eq_ignore_ascii_case("zookeeper") {
             return Ok(NodeId::Zk);
         }
-        let (kind, num) = if let Some(r) = t.strip_prefix("broker-").or_else(|| t.strip_prefix("broker")) {
+        let (kind, num) = if let Some(r) = t.strip_prefix("q") {
+            ('q', r)
+        } else if let Some(r) = t.strip_prefix("broker-").or_else(|| t.strip_prefix("broker")) {
             ('b', r)
         } else if let Some(r) = t.strip_prefix("client-").or_else(|| t.strip_prefix("client")) {
             ('c', r)
@@ -47,11 +51,12 @@ impl NodeId {
         } else if let Some(r) = t.strip_prefix('c') {
             ('c', r)
         } else {
-            return Err(format!("'{s}' is not a node name (use zk, b<id> or c<id>)"));
+            return Err(format!("'{s}' is not a node name (use zk, b<id>, c<id> or q<id>)"));
         };
         let n: u32 = num.parse().map_err(|_| format!("'{s}' is not a node name (use zk, b<id> or c<id>)"))?;
         Ok(match kind {
             'b' => NodeId::Broker(n as BrokerId),
+            'q' => NodeId::Voter(n),
             _ => NodeId::Client(n),
         })
     }
@@ -63,6 +68,7 @@ impl fmt::Display for NodeId {
             NodeId::Zk => f.write_str("zk"),
             NodeId::Broker(b) => write!(f, "b{b}"),
             NodeId::Client(c) => write!(f, "c{c}"),
+            NodeId::Voter(v) => write!(f, "q{v}"),
         }
     }
 }
@@ -125,7 +131,7 @@ mod tests {
 
     #[test]
     fn node_names_round_trip() {
-        for n in [NodeId::Zk, NodeId::Broker(3), NodeId::Client(1)] {
+        for n in [NodeId::Zk, NodeId::Broker(3), NodeId::Client(1), NodeId::Voter(2)] {
             assert_eq!(NodeId::parse(&n.to_string()), Ok(n));
         }
         assert_eq!(NodeId::parse("broker-2"), Ok(NodeId::Broker(2)));

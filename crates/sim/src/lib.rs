@@ -27,6 +27,7 @@ pub mod event;
 pub mod explore;
 pub mod export;
 pub mod ids;
+pub mod kraft;
 pub mod message;
 pub mod network;
 pub mod partition_state;

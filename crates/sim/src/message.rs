@@ -152,6 +152,55 @@ pub enum Payload {
         /// None when fine.
         error: Option<ClientError>,
     },
+    /// KRaft `VoteRequest`.
+    RaftVote {
+        /// Candidate's epoch.
+        epoch: u32,
+        /// Candidate.
+        candidate: u32,
+        /// Epoch of its last entry.
+        last_epoch: u32,
+        /// Its log length.
+        last_index: u64,
+    },
+    /// KRaft `VoteResponse`.
+    RaftVoteResponse {
+        /// Voter's epoch.
+        epoch: u32,
+        /// Granted?
+        granted: bool,
+    },
+    /// KRaft replication (`BeginQuorumEpoch` + `Fetch` responses, pushed).
+    RaftAppend {
+        /// Leader epoch.
+        epoch: u32,
+        /// Leader.
+        leader: u32,
+        /// Entries before these.
+        prev_index: u64,
+        /// Epoch of the entry at `prev_index`.
+        prev_epoch: u32,
+        /// New entries.
+        entries: alloc::vec::Vec<crate::kraft::Entry>,
+        /// Leader's high watermark.
+        commit: u64,
+    },
+    /// Follower's answer.
+    RaftAppendResponse {
+        /// Follower's epoch.
+        epoch: u32,
+        /// Log matched.
+        ok: bool,
+        /// Follower's log length after the append.
+        matched: u64,
+    },
+    /// Committed metadata records for a broker (its metadata fetch).
+    MetadataRecords {
+        /// Offset of the first record.
+        from_offset: u64,
+        /// Records.
+        records: alloc::vec::Vec<crate::kraft::Record>,
+    },
 }
 
 impl Payload {
@@ -163,7 +212,13 @@ impl Payload {
             | Payload::ZkRequest { .. }
             | Payload::ZkResponse { .. } => "zk",
             Payload::ZkWatch { .. } => "watch",
-            Payload::LeaderAndIsr { .. } | Payload::UpdateMetadata { .. } => "control",
+            Payload::LeaderAndIsr { .. } | Payload::UpdateMetadata { .. } | Payload::MetadataRecords { .. } => {
+                "control"
+            }
+            Payload::RaftVote { .. }
+            | Payload::RaftVoteResponse { .. }
+            | Payload::RaftAppend { .. }
+            | Payload::RaftAppendResponse { .. } => "quorum",
             _ => "client",
         }
     }
@@ -209,6 +264,19 @@ impl Payload {
             Payload::Heartbeat { group, .. } => format!("Heartbeat {group}"),
             Payload::GroupResponse { error: None, .. } => String::from("NONE"),
             Payload::GroupResponse { error: Some(e), .. } => String::from(e.name()),
+            Payload::RaftVote { epoch, candidate, .. } => format!("Vote q{candidate} for epoch {epoch}"),
+            Payload::RaftVoteResponse { epoch, granted } => {
+                format!("vote {} (epoch {epoch})", if *granted { "granted" } else { "rejected" })
+            }
+            Payload::RaftAppend { epoch, entries, commit, .. } => {
+                format!("Append ×{} epoch {epoch} hw {commit}", entries.len())
+            }
+            Payload::RaftAppendResponse { ok, matched, .. } => {
+                format!("{} matched {matched}", if *ok { "ok" } else { "diverged" })
+            }
+            Payload::MetadataRecords { from_offset, records } => {
+                format!("metadata records {}..{}", from_offset, from_offset + records.len() as u64)
+            }
         }
     }
 }

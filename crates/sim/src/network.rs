@@ -91,7 +91,9 @@ impl Network {
         for (i, &x) in nodes.iter().enumerate() {
             for &y in &nodes[i + 1..] {
                 let latency_ms = match (x, y) {
-                    (NodeId::Zk, NodeId::Broker(_)) | (NodeId::Broker(_), NodeId::Zk) => lat.broker_zk_ms,
+                    (NodeId::Zk | NodeId::Voter(_), NodeId::Broker(_))
+                    | (NodeId::Broker(_), NodeId::Zk | NodeId::Voter(_)) => lat.broker_zk_ms,
+                    (NodeId::Voter(_), NodeId::Voter(_)) => lat.broker_zk_ms,
                     (NodeId::Broker(_), NodeId::Broker(_)) => lat.broker_broker_ms,
                     (NodeId::Client(_), NodeId::Broker(_)) | (NodeId::Broker(_), NodeId::Client(_)) => {
                         lat.client_broker_ms

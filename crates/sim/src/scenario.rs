@@ -163,6 +163,9 @@ pub enum Mode {
     /// checks the `/controller_epoch` version read at election; a failed check is
     /// `ControllerMovedException` and the controller resigns (`maybeResign`).
     Fenced,
+    /// A simplified KRaft (KIP-500/595/631): a Raft quorum of three controller voters instead of
+    /// ZooKeeper; faults on a broker's link to ZooKeeper cut its links to every voter.
+    Kraft,
 }
 
 impl Mode {
@@ -171,7 +174,8 @@ impl Mode {
         match s {
             "legacy" => Ok(Mode::Legacy),
             "fenced" => Ok(Mode::Fenced),
-            other => Err(format!("unknown mode '{other}' (modes: legacy, fenced)")),
+            "kraft" => Ok(Mode::Kraft),
+            other => Err(format!("unknown mode '{other}' (modes: legacy, fenced, kraft)")),
         }
     }
 
@@ -180,6 +184,7 @@ impl Mode {
         match self {
             Mode::Legacy => "legacy",
             Mode::Fenced => "fenced",
+            Mode::Kraft => "kraft",
         }
     }
 }
@@ -244,7 +249,11 @@ impl Config {
 
     /// All nodes.
     pub fn nodes(&self) -> Vec<NodeId> {
-        let mut v = alloc::vec![NodeId::Zk];
+        let mut v = if self.mode == Mode::Kraft {
+            (1..=crate::kraft::VOTERS).map(NodeId::Voter).collect()
+        } else {
+            alloc::vec![NodeId::Zk]
+        };
         v.extend(self.brokers.iter().map(|b| NodeId::Broker(*b)));
         v.extend(self.consumers.iter().map(|c| NodeId::Client(c.id)));
         v
@@ -380,6 +389,7 @@ impl Scenario {
                     NodeId::Zk => true,
                     NodeId::Broker(b) => brokers.contains(&b),
                     NodeId::Client(c) => ids.contains(&c),
+                    NodeId::Voter(v) => (1..=crate::kraft::VOTERS).contains(&v),
                 };
                 if !known {
                     return err(format!(
@@ -427,7 +437,7 @@ pub fn validate_command(cmd: &Command) -> Result<(), String> {
     let link_ok = |a: &NodeId, b: &NodeId| -> Result<(), String> {
         match (a, b) {
             _ if a == b => Err(format!("{a} has no link to itself")),
-            (NodeId::Client(_), NodeId::Zk) | (NodeId::Zk, NodeId::Client(_)) => {
+            (NodeId::Client(_), NodeId::Zk | NodeId::Voter(_)) | (NodeId::Zk | NodeId::Voter(_), NodeId::Client(_)) => {
                 Err(format!("there is no link between {a} and {b}: clients only talk to brokers"))
             }
             (NodeId::Client(_), NodeId::Client(_)) => {
@@ -446,8 +456,8 @@ pub fn validate_command(cmd: &Command) -> Result<(), String> {
             Ok(())
         }
         Command::Crash { node } | Command::Restart { node } => match node {
-            NodeId::Broker(_) => Ok(()),
-            other => Err(format!("only brokers can crash or restart, not {other}")),
+            NodeId::Broker(_) | NodeId::Voter(_) => Ok(()),
+            other => Err(format!("only brokers (and KRaft voters) can crash or restart, not {other}")),
         },
         Command::RestartConsumer { node } => match node {
             NodeId::Client(_) => Ok(()),

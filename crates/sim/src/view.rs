@@ -269,8 +269,25 @@ impl World {
         self.brokers().filter(|b| b.alive && b.is_active()).map(|b| b.id).collect()
     }
 
-    /// The partition table as ZooKeeper holds it.
+    /// The partition table as ZooKeeper holds it (in `kraft` mode: the committed metadata).
     pub fn partition_views(&self) -> Vec<PartitionView> {
+        if let Some(k) = &self.kraft {
+            return k
+                .image()
+                .partitions
+                .iter()
+                .map(|(tp, p)| PartitionView {
+                    topic: tp.topic.clone(),
+                    partition: tp.partition,
+                    replicas: p.replicas.clone(),
+                    leader: p.leader,
+                    isr: p.isr.clone(),
+                    leader_epoch: p.leader_epoch,
+                    controller_epoch: 0,
+                    zk_version: p.partition_epoch,
+                })
+                .collect();
+        }
         self.config()
             .assignment
             .iter()
@@ -337,23 +354,43 @@ impl World {
     pub fn view(&self) -> View {
         let zkc = self.zk_controller();
         let mut nodes = Vec::new();
-        nodes.push(NodeView {
-            id: NodeId::Zk,
-            kind: "zk".into(),
-            label: "ZooKeeper".into(),
-            alive: true,
-            session: String::new(),
-            session_id: None,
-            zk_controller: false,
-            acting_controller: false,
-            controller_epoch: match self.zk().get("/controller_epoch").map(|n| &n.data) {
-                Some(ZData::ControllerEpoch { epoch }) => *epoch,
-                _ => 0,
-            },
-            leads: Vec::new(),
-            controller_queue: Vec::new(),
-            controller_waiting: None,
-        });
+        if let Some(k) = &self.kraft {
+            for v in k.voters.values() {
+                nodes.push(NodeView {
+                    id: NodeId::Voter(v.id),
+                    kind: "voter".into(),
+                    label: format!("controller q{}", v.id),
+                    alive: v.alive,
+                    session: if v.alive { format!("{:?}", v.role).to_lowercase() } else { String::from("down") },
+                    session_id: None,
+                    zk_controller: false,
+                    acting_controller: v.alive && v.role == crate::kraft::Role::Leader,
+                    controller_epoch: v.epoch as i32,
+                    leads: Vec::new(),
+                    controller_queue: alloc::vec![format!("log {} · committed {}", v.log.len(), v.commit)],
+                    controller_waiting: None,
+                });
+            }
+        }
+        if self.kraft.is_none() {
+            nodes.push(NodeView {
+                id: NodeId::Zk,
+                kind: "zk".into(),
+                label: "ZooKeeper".into(),
+                alive: true,
+                session: String::new(),
+                session_id: None,
+                zk_controller: false,
+                acting_controller: false,
+                controller_epoch: match self.zk().get("/controller_epoch").map(|n| &n.data) {
+                    Some(ZData::ControllerEpoch { epoch }) => *epoch,
+                    _ => 0,
+                },
+                leads: Vec::new(),
+                controller_queue: Vec::new(),
+                controller_waiting: None,
+            });
+        }
         for b in self.brokers() {
             let mut q: Vec<String> = Vec::new();
             if let Some(j) = &b.controller.job {
@@ -424,7 +461,23 @@ impl World {
                 }
             }
         }
-        let zk_tree = self
+        let mut zk_tree: Vec<ZnodeView> = Vec::new();
+        if let Some(k) = &self.kraft {
+            let leader = k.voters.values().max_by_key(|v| (v.commit, v.epoch)).expect("voters");
+            let from = leader.log.len().saturating_sub(40);
+            for (i, e) in leader.log.iter().enumerate().skip(from) {
+                zk_tree.push(ZnodeView {
+                    path: format!(
+                        "/__cluster_metadata/{i:05}{}",
+                        if i < leader.commit { "" } else { " (uncommitted)" }
+                    ),
+                    data: e.record.describe(),
+                    version: e.epoch as i32,
+                    ephemeral_owner: None,
+                });
+            }
+        }
+        let zk_tree_zk = self
             .zk()
             .nodes()
             .filter(|(p, _)| p.as_str() != "/")
@@ -437,7 +490,8 @@ impl World {
                     format!("0x{s:x}{owner}")
                 }),
             })
-            .collect();
+            .collect::<Vec<ZnodeView>>();
+        zk_tree.extend(zk_tree_zk);
         let mut controllers = Vec::new();
         for b in self.brokers() {
             let ctx = &b.controller.ctx;

@@ -10,6 +10,7 @@ use crate::controller::{Cached, ControllerContext};
 use crate::effects::{Effect, Outbox, Timer};
 use crate::event::{Event, EventKind};
 use crate::ids::{BrokerId, NodeId, TopicPartition};
+use crate::kraft::{Image, Kraft};
 use crate::message::{ConnectResult, Message, PartitionStateInfo, Payload};
 use crate::network::Network;
 use crate::partition_state::PartitionState;
@@ -59,6 +60,10 @@ pub struct World {
     pub(crate) consumers: BTreeMap<u32, Rc<Consumer>>,
     next_msg: u64,
     held_watches: BTreeMap<SessionId, Vec<WatchEvent>>,
+    /// The quorum, in `kraft` mode.
+    pub(crate) kraft: Option<Rc<Kraft>>,
+    /// Each broker's metadata image, in `kraft` mode.
+    kraft_images: BTreeMap<BrokerId, Image>,
     isr_check_pending: BTreeSet<BrokerId>,
     pub(crate) alerts: Vec<Alert>,
     /// Messages dropped in the last step (for drawing).
@@ -286,12 +291,25 @@ impl World {
             consumers,
             next_msg: 1,
             held_watches: BTreeMap::new(),
+            kraft: None,
+            kraft_images: BTreeMap::new(),
             isr_check_pending: BTreeSet::new(),
             alerts: Vec::new(),
             last_dropped: Vec::new(),
             last_delivered: None,
             last_node: None,
         };
+        if mode == Mode::Kraft {
+            let k = Kraft::new(&w.cfg);
+            let img = k.image().clone();
+            for id in w.cfg.brokers.clone() {
+                w.kraft_images.insert(id, img.clone());
+                w.refresh_kraft_broker(id);
+                w.broker_mut(id).controller = Default::default();
+            }
+            w.kraft = Some(Rc::new(k));
+            w.zk = Rc::new(ZkServer::new());
+        }
         w.alerts = w.compute_alerts();
         Ok(w)
     }
@@ -349,6 +367,11 @@ impl World {
     /// All consumers.
     pub fn consumers(&self) -> impl Iterator<Item = &Consumer> {
         self.consumers.values().map(|c| &**c)
+    }
+
+    /// The quorum, in `kraft` mode.
+    pub fn kraft(&self) -> Option<&Kraft> {
+        self.kraft.as_deref()
     }
 
     /// The network.
@@ -433,6 +456,7 @@ impl World {
                 NodeId::Zk => true,
                 NodeId::Broker(b) => self.brokers.contains_key(&b),
                 NodeId::Client(c) => self.consumers.contains_key(&c),
+                NodeId::Voter(v) => self.kraft.as_ref().is_some_and(|k| k.voters.contains_key(&v)),
             };
             if !known {
                 return Err(format!("unknown node {n} in '{}'", cmd.describe()));
@@ -462,7 +486,10 @@ impl World {
     }
 
     fn compute_alerts(&self) -> Vec<Alert> {
-        alerts::check(&self.zk, self.brokers.values(), self.consumers.values())
+        match &self.kraft {
+            Some(k) => alerts::check_kraft(k, self.consumers.values()),
+            None => alerts::check(&self.zk, self.brokers.values(), self.consumers.values()),
+        }
     }
 
     fn broker_mut(&mut self, id: BrokerId) -> &mut Broker {
@@ -560,6 +587,10 @@ impl World {
             log.line = format!("FAULT ignored: {e}");
             return log;
         }
+        if self.kraft.is_some() {
+            self.apply_kraft(cmd, &mut log);
+            return log;
+        }
         let before_zk = self.zk_views();
         let before_links: BTreeMap<(NodeId, NodeId), bool> = self.dir_states();
         let net = Rc::make_mut(&mut self.net);
@@ -603,6 +634,138 @@ impl World {
             self.after_link_change(&before_zk, &before_links, &mut log);
         }
         log
+    }
+
+    /// `kraft` mode: a fault naming ZooKeeper applies to every voter link of the other end.
+    fn apply_kraft(&mut self, cmd: &Command, log: &mut StepLog) {
+        let voters: Vec<NodeId> = (1..=crate::kraft::VOTERS).map(NodeId::Voter).collect();
+        let expand = |a: NodeId, b: NodeId| -> Vec<(NodeId, NodeId)> {
+            match (a, b) {
+                (NodeId::Zk, o) | (o, NodeId::Zk) => voters.iter().map(|v| (o, *v)).collect(),
+                _ => alloc::vec![(a, b)],
+            }
+        };
+        let net = Rc::make_mut(&mut self.net);
+        match cmd {
+            Command::Cut { a, b, dir } => {
+                for (x, y) in expand(*a, *b) {
+                    let _ = net.cut(x, y, *dir);
+                }
+            }
+            Command::Heal { a, b, dir } => {
+                for (x, y) in expand(*a, *b) {
+                    let _ = net.heal(x, y, *dir);
+                }
+            }
+            Command::Isolate { node } | Command::Rejoin { node } => {
+                let cut = matches!(cmd, Command::Isolate { .. });
+                for p in net.peers(*node) {
+                    let _ = if cut { net.cut(*node, p, Direction::Both) } else { net.heal(*node, p, Direction::Both) };
+                }
+            }
+            Command::SetLatency { a, b, ms } => {
+                for (x, y) in expand(*a, *b) {
+                    let _ = net.set_latency(x, y, *ms);
+                }
+            }
+            Command::Crash { node: NodeId::Broker(b) } | Command::Restart { node: NodeId::Broker(b) } => {
+                let restart = matches!(cmd, Command::Restart { .. });
+                let br = self.broker_mut(*b);
+                br.incarnation += 1;
+                br.alive = restart;
+                if restart {
+                    log.lines.push((
+                        EventKind::Process,
+                        format!("[KafkaServer id={b}] starting (KRaft broker: registers with the active controller)"),
+                    ));
+                    self.kraft_images.insert(*b, Image::default());
+                    self.refresh_kraft_broker(*b);
+                    Rc::make_mut(self.kraft.as_mut().expect("kraft")).broker_restarted(*b);
+                } else {
+                    log.lines.push((EventKind::Process, format!("[KafkaServer id={b}] process killed")));
+                }
+            }
+            Command::Crash { node: NodeId::Voter(v) } | Command::Restart { node: NodeId::Voter(v) } => {
+                let alive = matches!(cmd, Command::Restart { .. });
+                Rc::make_mut(self.kraft.as_mut().expect("kraft")).set_voter_alive(*v, alive);
+                log.lines.push((
+                    EventKind::Process,
+                    format!("[KafkaRaftServer q{v}] {}", if alive { "starting" } else { "process killed" }),
+                ));
+            }
+            Command::RestartConsumer { node: NodeId::Client(c) } => {
+                self.with_consumer(*c, log, |c, out| c.rediscover("Consumer restarted", out));
+            }
+            _ => {}
+        }
+        self.kraft_change(log);
+    }
+
+    fn kraft_route(&mut self, out: crate::kraft::KOut, log: &mut StepLog) {
+        for (from, e) in out {
+            match e {
+                Effect::Send { to, payload } => self.send(from, to, payload, log),
+                Effect::Timer { after_ms, timer } => self.schedule_timer(from, after_ms, timer),
+                Effect::Log { kind, line } => log.lines.push((kind, line)),
+            }
+        }
+    }
+
+    fn broker_liveness(&self) -> BTreeMap<BrokerId, bool> {
+        self.brokers.iter().map(|(id, b)| (*id, b.alive)).collect()
+    }
+
+    /// Re-derives the quorum's liveness timers after any change.
+    fn kraft_change(&mut self, log: &mut StepLog) {
+        let alive = self.broker_liveness();
+        let mut out = Vec::new();
+        let net = self.net.clone();
+        let Some(k) = self.kraft.as_mut() else { return };
+        Rc::make_mut(k).on_change(&net, &alive, &mut self.rng, &mut out);
+        self.kraft_route(out, log);
+    }
+
+    /// Folds a broker's metadata image into its metadata cache, local leadership and
+    /// group-coordinator ownership.
+    fn refresh_kraft_broker(&mut self, b: BrokerId) {
+        let img = self.kraft_images.get(&b).cloned().unwrap_or_default();
+        let br = self.broker_mut(b);
+        br.metadata.alive = img.live();
+        br.metadata.partitions.clear();
+        br.partitions.clear();
+        br.owned_offsets_partitions.clear();
+        for (tp, p) in &img.partitions {
+            br.metadata.partitions.insert(
+                tp.clone(),
+                PartitionStateInfo {
+                    tp: tp.clone(),
+                    leader: p.leader,
+                    leader_epoch: p.leader_epoch,
+                    isr: p.isr.clone(),
+                    zk_version: p.partition_epoch,
+                    controller_epoch: 0,
+                    replicas: p.replicas.clone(),
+                },
+            );
+            if p.replicas.contains(&b) {
+                br.partitions.insert(
+                    tp.clone(),
+                    LocalPartition {
+                        leader: p.leader,
+                        leader_epoch: p.leader_epoch,
+                        isr: p.isr.clone(),
+                        zk_version: p.partition_epoch,
+                        controller_epoch: 0,
+                        replicas: p.replicas.clone(),
+                        is_leader: p.leader == b,
+                        isr_write_failed_at: None,
+                    },
+                );
+            }
+            if p.leader == b && tp.topic == OFFSETS_TOPIC {
+                br.owned_offsets_partitions.insert(tp.partition);
+            }
+        }
     }
 
     fn dir_states(&self) -> BTreeMap<(NodeId, NodeId), bool> {
@@ -697,6 +860,11 @@ impl World {
                 return Some(format!("broker {b} is down"));
             }
         }
+        if let (NodeId::Voter(v), Some(k)) = (m.to, &self.kraft) {
+            if !k.voters.get(&v).is_some_and(|x| x.alive) {
+                return Some(format!("controller q{v} is down"));
+            }
+        }
         None
     }
 
@@ -719,6 +887,47 @@ impl World {
         log.from = Some(m.from);
         log.message = Some(m.payload.category());
         match m.to {
+            NodeId::Voter(v) => {
+                log.kind = EventKind::ZkRequest;
+                let alive = self.broker_liveness();
+                let net = self.net.clone();
+                let mut out = Vec::new();
+                if let Some(k) = self.kraft.as_mut() {
+                    Rc::make_mut(k).on_message(v, m.from, m.payload, &net, &alive, &mut out);
+                }
+                self.kraft_route(out, &mut log);
+                self.kraft_change(&mut log);
+            }
+            NodeId::Broker(b) if matches!(m.payload, Payload::MetadataRecords { .. }) => {
+                log.kind = EventKind::ControlRequest;
+                if let Payload::MetadataRecords { from_offset, records } = m.payload {
+                    let img = self.kraft_images.entry(b).or_default();
+                    for r in &records {
+                        img.apply(r);
+                    }
+                    let leaders_before = self.brokers[&b].owned_offsets_partitions.clone();
+                    self.refresh_kraft_broker(b);
+                    let interesting: Vec<String> = records
+                        .iter()
+                        .filter(|r| !matches!(r, crate::kraft::Record::Partition { .. }) || records.len() < 4)
+                        .map(|r| r.describe())
+                        .collect();
+                    log.line = format!(
+                        "[BrokerMetadataListener id={b}] Applied {} committed record(s) from offset {from_offset}{}",
+                        records.len(),
+                        if interesting.is_empty() { String::new() } else { format!(": {}", interesting.join("; ")) }
+                    );
+                    if leaders_before != self.brokers[&b].owned_offsets_partitions {
+                        log.lines.push((
+                            EventKind::Info,
+                            format!(
+                                "[GroupCoordinator {b}] now coordinates __consumer_offsets partitions {:?}",
+                                self.brokers[&b].owned_offsets_partitions
+                            ),
+                        ));
+                    }
+                }
+            }
             NodeId::Zk => self.deliver_to_zk(m, &mut log),
             NodeId::Broker(b) => self.deliver_to_broker(b, m, &mut log),
             NodeId::Client(c) => {
@@ -732,6 +941,16 @@ impl World {
 
     fn on_dropped(&mut self, m: &Message, log: &mut StepLog) {
         match (&m.payload, m.from, m.to) {
+            (Payload::RaftAppend { .. }, NodeId::Voter(l), NodeId::Voter(f)) => {
+                if let Some(k) = self.kraft.as_mut() {
+                    Rc::make_mut(k).append_lost(l, f);
+                }
+            }
+            (Payload::MetadataRecords { from_offset, .. }, NodeId::Voter(v), NodeId::Broker(b)) => {
+                if let Some(k) = self.kraft.as_mut() {
+                    Rc::make_mut(k).metadata_lost(v, b, *from_offset as usize);
+                }
+            }
             (Payload::ZkRequest { session, xid, .. }, NodeId::Broker(b), _)
             | (Payload::ZkResponse { session, xid, .. }, _, NodeId::Broker(b)) => {
                 let (b, s, x) = (b, *session, *xid);
@@ -925,6 +1144,24 @@ impl World {
                     }
                 }
             }
+            NodeId::Voter(v) => {
+                log.line = format!("{node}: timer {timer:?}");
+                let net = self.net.clone();
+                let mut out = Vec::new();
+                if let Timer::FenceCheck { broker } = timer {
+                    let contact = self.brokers.get(&broker).is_some_and(|b| b.alive)
+                        && self.net.both_up(NodeId::Broker(broker), node);
+                    if let Some(k) = self.kraft.as_mut() {
+                        let k = Rc::make_mut(k);
+                        k.on_timer(v, &timer, &net, &mut self.rng, &mut out);
+                        k.fence_if_silent(v, broker, contact, &mut out);
+                    }
+                } else if let Some(k) = self.kraft.as_mut() {
+                    Rc::make_mut(k).on_timer(v, &timer, &net, &mut self.rng, &mut out);
+                }
+                self.kraft_route(out, &mut log);
+                self.kraft_change(&mut log);
+            }
             NodeId::Client(c) => {
                 log.kind = EventKind::Consumer;
                 log.line = match &timer {
@@ -1023,6 +1260,9 @@ impl World {
             }
         }
         // Partition leaders: schedule an ISR check when a follower fell out or caught up.
+        if self.kraft.is_some() {
+            return;
+        }
         let ids: Vec<BrokerId> = self.brokers.keys().copied().collect();
         for b in ids {
             if !self.brokers[&b].alive || self.isr_check_pending.contains(&b) {

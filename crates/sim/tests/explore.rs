@@ -42,6 +42,12 @@ fn fenced_survives_the_same_budget_without_leader_minus_one() {
 }
 
 #[test]
+fn kraft_survives_the_same_budget_without_leader_minus_one() {
+    let mut ex = Explorer::new(base(), Options { mode: Mode::Kraft, seed: 1, ..Options::default() });
+    assert!(ex.run(2000).is_none(), "{:?}", ex.found().map(|c| &c.schedule));
+}
+
+#[test]
 fn the_search_is_deterministic() {
     let run =
         || Explorer::new(base(), Options { mode: Mode::Legacy, seed: 3, ..Options::default() }).run(2000).cloned();

@@ -1,0 +1,819 @@
+//! A simplified KRaft (KIP-500/595/631), to run the same faults without ZooKeeper: three
+//! controller voters (`q1..q3`) elect a leader per epoch with Raft's rules (one vote per epoch,
+//! the candidate's log at least as up to date — `UnattachedState.canGrantVote`), replicate a
+//! metadata log and commit it at a majority with an entry of the leader's own epoch
+//! (`LeaderState.maybeUpdateHighWatermark`); a leader that loses its majority resigns (check
+//! quorum, KAFKA-15489). The active controller fences a broker whose heartbeats lapse for
+//! `broker.session.timeout.ms` and, in the same batch, rewrites each of its partitions' ISR and
+//! leader together (`ReplicationControlManager.handleBrokerFenced`, `PartitionChangeBuilder`);
+//! unfencing elects leaders for leaderless partitions (`handleBrokerUnfenced`). Brokers learn
+//! only committed records from the leader.
+//!
+//! Simplifications: replication is pushed by the leader when there is something new (standing
+//! for followers' Fetch long-polls); heartbeats are implicit while a link is up, so an idle
+//! cluster produces no events; no snapshots, no reconfiguration, no ELR.
+use crate::effects::{Effect, Timer};
+use crate::event::EventKind;
+use crate::ids::{fmt_ids, BrokerId, NodeId, TopicPartition, NO_LEADER};
+use crate::message::Payload;
+use crate::network::Network;
+use crate::rng::Rng;
+use crate::scenario::Config;
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+
+/// Number of controller voters.
+pub const VOTERS: u32 = 3;
+/// `quorum.fetch.timeout.ms`.
+pub const FETCH_TIMEOUT_MS: u64 = 2000;
+/// `quorum.election.timeout.ms` (randomised to `[T, 2T)`).
+pub const ELECTION_TIMEOUT_MS: u64 = 1000;
+/// `broker.session.timeout.ms`.
+pub const BROKER_SESSION_MS: u64 = 9000;
+
+/// A metadata record.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum Record {
+    /// `LeaderChangeMessage`: written by each new leader in its own epoch.
+    LeaderChange {
+        /// Leader voter.
+        leader: u32,
+        /// Epoch.
+        epoch: u32,
+    },
+    /// `RegisterBrokerRecord`.
+    RegisterBroker {
+        /// Broker.
+        broker: BrokerId,
+    },
+    /// `BrokerRegistrationChangeRecord(fenced = true)`.
+    FenceBroker {
+        /// Broker.
+        broker: BrokerId,
+    },
+    /// `BrokerRegistrationChangeRecord(fenced = false)`.
+    UnfenceBroker {
+        /// Broker.
+        broker: BrokerId,
+    },
+    /// `PartitionRecord` / `PartitionChangeRecord`: the whole new state.
+    Partition {
+        /// Partition.
+        tp: TopicPartition,
+        /// Replicas.
+        replicas: Vec<BrokerId>,
+        /// ISR.
+        isr: Vec<BrokerId>,
+        /// Leader or -1.
+        leader: BrokerId,
+        /// Leader epoch (bumped iff the leader changes).
+        leader_epoch: i32,
+        /// Partition epoch (bumped on every change).
+        partition_epoch: i32,
+    },
+}
+
+impl Record {
+    /// One line for logs.
+    pub fn describe(&self) -> String {
+        match self {
+            Record::LeaderChange { leader, epoch } => format!("LeaderChange(leader=q{leader}, epoch={epoch})"),
+            Record::RegisterBroker { broker } => format!("RegisterBroker({broker})"),
+            Record::FenceBroker { broker } => format!("BrokerRegistrationChange({broker}, fenced)"),
+            Record::UnfenceBroker { broker } => format!("BrokerRegistrationChange({broker}, unfenced)"),
+            Record::Partition { tp, isr, leader, leader_epoch, .. } => {
+                format!(
+                    "PartitionChange({tp}: leader={leader}, isr=[{}], leader_epoch={leader_epoch})",
+                    fmt_ids(isr.iter().copied())
+                )
+            }
+        }
+    }
+}
+
+/// One log entry.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Entry {
+    /// Epoch it was appended in.
+    pub epoch: u32,
+    /// The record.
+    pub record: Record,
+}
+
+/// A partition in the metadata image.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Part {
+    /// Replicas.
+    pub replicas: Vec<BrokerId>,
+    /// ISR.
+    pub isr: Vec<BrokerId>,
+    /// Leader.
+    pub leader: BrokerId,
+    /// Leader epoch.
+    pub leader_epoch: i32,
+    /// Partition epoch.
+    pub partition_epoch: i32,
+}
+
+/// The metadata image: the fold of the committed log.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct Image {
+    /// Registered brokers.
+    pub registered: BTreeSet<BrokerId>,
+    /// Fenced brokers.
+    pub fenced: BTreeSet<BrokerId>,
+    /// Partitions.
+    pub partitions: BTreeMap<TopicPartition, Part>,
+}
+
+impl Image {
+    /// Applies one record.
+    pub fn apply(&mut self, r: &Record) {
+        match r {
+            Record::LeaderChange { .. } => {}
+            Record::RegisterBroker { broker } => {
+                self.registered.insert(*broker);
+            }
+            Record::FenceBroker { broker } => {
+                self.fenced.insert(*broker);
+            }
+            Record::UnfenceBroker { broker } => {
+                self.fenced.remove(broker);
+            }
+            Record::Partition { tp, replicas, isr, leader, leader_epoch, partition_epoch } => {
+                self.partitions.insert(
+                    tp.clone(),
+                    Part {
+                        replicas: replicas.clone(),
+                        isr: isr.clone(),
+                        leader: *leader,
+                        leader_epoch: *leader_epoch,
+                        partition_epoch: *partition_epoch,
+                    },
+                );
+            }
+        }
+    }
+
+    /// Unfenced registered brokers.
+    pub fn live(&self) -> BTreeSet<BrokerId> {
+        self.registered.difference(&self.fenced).copied().collect()
+    }
+}
+
+/// Raft role.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// Following a known leader.
+    Follower,
+    /// No leader known (after a resignation or a higher epoch).
+    Unattached,
+    /// Asking for votes.
+    Candidate,
+    /// Leader of its epoch.
+    Leader,
+}
+
+/// A controller voter.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Voter {
+    /// Voter id.
+    pub id: u32,
+    /// Process running.
+    pub alive: bool,
+    /// Role.
+    pub role: Role,
+    /// Current epoch.
+    pub epoch: u32,
+    /// Vote cast in this epoch.
+    pub voted_for: Option<u32>,
+    /// Known leader in this epoch.
+    pub leader: Option<u32>,
+    /// The log.
+    pub log: Vec<Entry>,
+    /// Committed entries (the high watermark).
+    pub commit: usize,
+    /// The image of the committed log.
+    pub image: Image,
+    votes: BTreeSet<u32>,
+    matched: BTreeMap<u32, usize>,
+    /// (log length, high watermark) last sent to each follower: nothing is re-sent until one grows.
+    sent: BTreeMap<u32, (usize, usize)>,
+    sent_to_broker: BTreeMap<BrokerId, usize>,
+    /// Bumped to invalidate pending election timers.
+    pub timer_gen: u64,
+    timer_armed: bool,
+}
+
+fn voter_node(v: u32) -> NodeId {
+    NodeId::Voter(v)
+}
+
+/// The quorum and the active controller's bookkeeping.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Kraft {
+    /// Voters by id.
+    pub voters: BTreeMap<u32, Voter>,
+    /// Leader of each epoch ever elected (the "one leader per epoch" property).
+    pub epoch_leaders: BTreeMap<u32, BTreeSet<u32>>,
+    fence_armed: BTreeSet<BrokerId>,
+    quorum_check_armed: bool,
+}
+
+/// Effects of a quorum handler: (sender, effect).
+pub type KOut = Vec<(NodeId, Effect)>;
+
+fn log(out: &mut KOut, node: NodeId, kind: EventKind, line: String) {
+    out.push((node, Effect::Log { kind, line }));
+}
+
+impl Kraft {
+    /// A settled quorum: q1 leads epoch 1; every broker registered and unfenced; every partition
+    /// led by its first replica with the full ISR.
+    pub fn new(cfg: &Config) -> Self {
+        let mut log = alloc::vec![Entry { epoch: 1, record: Record::LeaderChange { leader: 1, epoch: 1 } }];
+        for b in &cfg.brokers {
+            log.push(Entry { epoch: 1, record: Record::RegisterBroker { broker: *b } });
+        }
+        for (tp, replicas) in &cfg.assignment {
+            let (le, _) = cfg.initial[tp];
+            log.push(Entry {
+                epoch: 1,
+                record: Record::Partition {
+                    tp: tp.clone(),
+                    replicas: replicas.clone(),
+                    isr: replicas.clone(),
+                    leader: replicas[0],
+                    leader_epoch: le,
+                    partition_epoch: le,
+                },
+            });
+        }
+        let mut image = Image::default();
+        for e in &log {
+            image.apply(&e.record);
+        }
+        let n = log.len();
+        let voters = (1..=VOTERS)
+            .map(|id| {
+                (
+                    id,
+                    Voter {
+                        id,
+                        alive: true,
+                        role: if id == 1 { Role::Leader } else { Role::Follower },
+                        epoch: 1,
+                        voted_for: Some(1),
+                        leader: Some(1),
+                        log: log.clone(),
+                        commit: n,
+                        image: image.clone(),
+                        votes: BTreeSet::new(),
+                        matched: (1..=VOTERS).map(|v| (v, n)).collect(),
+                        sent: (1..=VOTERS).map(|v| (v, (n, n))).collect(),
+                        sent_to_broker: cfg.brokers.iter().map(|b| (*b, n)).collect(),
+                        timer_gen: 0,
+                        timer_armed: false,
+                    },
+                )
+            })
+            .collect();
+        let mut epoch_leaders = BTreeMap::new();
+        epoch_leaders.insert(1, [1u32].into_iter().collect());
+        Kraft { voters, epoch_leaders, fence_armed: BTreeSet::new(), quorum_check_armed: false }
+    }
+
+    /// The active controller: a leader whose own-epoch record is committed.
+    pub fn active(&self) -> Option<&Voter> {
+        self.voters
+            .values()
+            .filter(|v| v.alive && v.role == Role::Leader && v.commit_in_own_epoch())
+            .max_by_key(|v| v.epoch)
+    }
+
+    /// Live voters that believe they lead.
+    pub fn leaders(&self) -> Vec<u32> {
+        self.voters.values().filter(|v| v.alive && v.role == Role::Leader).map(|v| v.id).collect()
+    }
+
+    /// The most advanced committed image.
+    pub fn image(&self) -> &Image {
+        let v = self.voters.values().max_by_key(|v| (v.commit, v.epoch)).expect("voters");
+        &v.image
+    }
+
+    fn majority() -> usize {
+        (VOTERS as usize) / 2 + 1
+    }
+
+    /// Re-derives every liveness timer after a change of links or processes (implicit
+    /// heartbeats: a follower notices a silent leader after the fetch timeout, a leader without a
+    /// majority resigns, a broker out of touch with the active controller is fenced).
+    pub fn on_change(&mut self, net: &Network, broker_alive: &BTreeMap<BrokerId, bool>, rng: &mut Rng, out: &mut KOut) {
+        let leaders: Vec<u32> = self.leaders();
+        let ids: Vec<u32> = self.voters.keys().copied().collect();
+        for id in ids {
+            let v = &self.voters[&id];
+            if !v.alive || v.role == Role::Leader {
+                continue;
+            }
+            let leader_ok = v.leader.is_some_and(|l| {
+                self.voters.get(&l).is_some_and(|lv| lv.alive && lv.role == Role::Leader && lv.epoch == v.epoch)
+                    && net.both_up(voter_node(id), voter_node(l))
+            });
+            if !leader_ok && !v.timer_armed {
+                let wait = if v.role == Role::Candidate {
+                    ELECTION_TIMEOUT_MS + rng.up_to(ELECTION_TIMEOUT_MS - 1)
+                } else {
+                    FETCH_TIMEOUT_MS
+                };
+                let vm = self.voters.get_mut(&id).expect("voter");
+                vm.timer_armed = true;
+                vm.timer_gen += 1;
+                out.push((
+                    voter_node(id),
+                    Effect::Timer { after_ms: wait, timer: Timer::RaftElection { gen: vm.timer_gen } },
+                ));
+            }
+        }
+        for l in leaders.iter().copied() {
+            let unreachable: Vec<u32> =
+                (1..=VOTERS).filter(|o| *o != l && !net.both_up(voter_node(l), voter_node(*o))).collect();
+            let before: Vec<(u32, (usize, usize))> =
+                unreachable.iter().filter_map(|o| self.voters[&l].sent.get(o).map(|s| (*o, *s))).collect();
+            self.replicate(l, out);
+            // Do not spend sends on followers that cannot hear them; they get everything on heal.
+            let lv = self.voters.get_mut(&l).expect("voter");
+            out.retain(|(from, e)| {
+                !(matches!(e, Effect::Send { to: NodeId::Voter(o), .. } if unreachable.contains(o))
+                    && *from == voter_node(l))
+            });
+            for o in &unreachable {
+                lv.sent.remove(o);
+            }
+            for (o, s) in before {
+                lv.sent.insert(o, s);
+                lv.sent.remove(&o);
+            }
+        }
+        for l in leaders {
+            let reach = self.reachable(net, l);
+            if reach < Self::majority() && !self.quorum_check_armed {
+                self.quorum_check_armed = true;
+                out.push((
+                    voter_node(l),
+                    Effect::Timer { after_ms: FETCH_TIMEOUT_MS * 3 / 2, timer: Timer::RaftCheckQuorum },
+                ));
+            }
+        }
+        if let Some(a) = self.active().map(|a| a.id) {
+            let img = self.voters[&a].image.clone();
+            for (b, alive) in broker_alive {
+                let contact = *alive && net.both_up(NodeId::Broker(*b), voter_node(a));
+                if !contact && !img.fenced.contains(b) && self.fence_armed.insert(*b) {
+                    out.push((
+                        voter_node(a),
+                        Effect::Timer { after_ms: BROKER_SESSION_MS, timer: Timer::FenceCheck { broker: *b } },
+                    ));
+                }
+                if contact
+                    && img.fenced.contains(b)
+                    && !self.voters[&a].log[self.voters[&a].commit..]
+                        .iter()
+                        .any(|e| e.record == Record::UnfenceBroker { broker: *b })
+                {
+                    self.unfence(a, *b, out);
+                }
+            }
+            self.push_metadata(a, net, broker_alive, out);
+        }
+    }
+
+    fn reachable(&self, net: &Network, l: u32) -> usize {
+        self.voters.values().filter(|v| v.id == l || (v.alive && net.both_up(voter_node(l), voter_node(v.id)))).count()
+    }
+
+    /// A voter's timer fired.
+    pub fn on_timer(&mut self, id: u32, t: &Timer, net: &Network, rng: &mut Rng, out: &mut KOut) {
+        let node = voter_node(id);
+        match t {
+            Timer::RaftElection { gen } => {
+                let v = self.voters.get_mut(&id).expect("voter");
+                if !v.alive || *gen != v.timer_gen || v.role == Role::Leader {
+                    return;
+                }
+                v.timer_armed = false;
+                let leader_ok = v.leader.is_some_and(|l| net.both_up(node, voter_node(l))) && v.role == Role::Follower;
+                let lid = v.leader;
+                if leader_ok && lid.is_some_and(|l| self.voters[&l].alive && self.voters[&l].role == Role::Leader) {
+                    return;
+                }
+                let v = self.voters.get_mut(&id).expect("voter");
+                v.epoch += 1;
+                v.role = Role::Candidate;
+                v.voted_for = Some(id);
+                v.leader = None;
+                v.votes = [id].into_iter().collect();
+                let (le, li) = v.last();
+                let epoch = v.epoch;
+                log(out, node, EventKind::ControllerElected, format!("[RaftManager nodeId=q{id}] No leader heard for {FETCH_TIMEOUT_MS} ms: candidate for epoch {epoch} (last log epoch {le}, offset {li})"));
+                for o in 1..=VOTERS {
+                    if o != id {
+                        out.push((
+                            node,
+                            Effect::Send {
+                                to: voter_node(o),
+                                payload: Payload::RaftVote {
+                                    epoch,
+                                    candidate: id,
+                                    last_epoch: le,
+                                    last_index: li as u64,
+                                },
+                            },
+                        ));
+                    }
+                }
+                let v = self.voters.get_mut(&id).expect("voter");
+                v.timer_armed = true;
+                v.timer_gen += 1;
+                let wait = ELECTION_TIMEOUT_MS + rng.up_to(ELECTION_TIMEOUT_MS - 1);
+                out.push((node, Effect::Timer { after_ms: wait, timer: Timer::RaftElection { gen: v.timer_gen } }));
+            }
+            Timer::RaftCheckQuorum => {
+                self.quorum_check_armed = false;
+                let reach = self.reachable(net, id);
+                let v = self.voters.get_mut(&id).expect("voter");
+                if v.alive && v.role == Role::Leader && reach < Self::majority() {
+                    v.role = Role::Unattached;
+                    v.leader = None;
+                    log(out, node, EventKind::ControllerResigned, format!("[RaftManager nodeId=q{id}] Resigning as leader of epoch {}: no fetch from a majority of voters within {} ms (check quorum)", v.epoch, FETCH_TIMEOUT_MS * 3 / 2));
+                }
+            }
+            Timer::FenceCheck { broker } => {
+                self.fence_armed.remove(broker);
+                // Re-checked by the caller with broker liveness; see `fence_if_silent`.
+            }
+            _ => {}
+        }
+    }
+
+    /// The fence timer for `broker` fired at the active controller `id`.
+    pub fn fence_if_silent(&mut self, id: u32, broker: BrokerId, contact: bool, out: &mut KOut) {
+        let Some(v) = self.voters.get(&id) else { return };
+        if !v.alive || v.role != Role::Leader || contact || v.image.fenced.contains(&broker) {
+            return;
+        }
+        let img = v.image.clone();
+        let mut recs = alloc::vec![Record::FenceBroker { broker }];
+        let live: BTreeSet<BrokerId> = img.live().into_iter().filter(|b| *b != broker).collect();
+        for (tp, p) in &img.partitions {
+            if !p.isr.contains(&broker) && p.leader != broker {
+                continue;
+            }
+            let mut isr: Vec<BrokerId> = p.isr.iter().copied().filter(|r| *r != broker).collect();
+            if isr.is_empty() {
+                isr = p.isr.clone(); // the ISR never shrinks to empty
+            }
+            let leader = if p.leader == broker || p.leader == NO_LEADER {
+                p.replicas.iter().copied().find(|r| isr.contains(r) && live.contains(r)).unwrap_or(NO_LEADER)
+            } else {
+                p.leader
+            };
+            recs.push(Record::Partition {
+                tp: tp.clone(),
+                replicas: p.replicas.clone(),
+                isr,
+                leader,
+                leader_epoch: if leader != p.leader { p.leader_epoch + 1 } else { p.leader_epoch },
+                partition_epoch: p.partition_epoch + 1,
+            });
+        }
+        log(
+            out,
+            voter_node(id),
+            EventKind::LeaderChange,
+            format!("[QuorumController id=q{id}] Fencing broker {broker}: no heartbeat for {BROKER_SESSION_MS} ms; {} partition change(s) in the same batch", recs.len() - 1),
+        );
+        self.append(id, recs, out);
+    }
+
+    fn unfence(&mut self, id: u32, broker: BrokerId, out: &mut KOut) {
+        let img = self.voters[&id].image.clone();
+        let mut live = img.live();
+        live.insert(broker);
+        let mut recs = alloc::vec![Record::UnfenceBroker { broker }];
+        for (tp, p) in &img.partitions {
+            if p.leader == NO_LEADER {
+                if let Some(l) = p.replicas.iter().copied().find(|r| p.isr.contains(r) && live.contains(r)) {
+                    recs.push(Record::Partition {
+                        tp: tp.clone(),
+                        replicas: p.replicas.clone(),
+                        isr: p.isr.clone(),
+                        leader: l,
+                        leader_epoch: p.leader_epoch + 1,
+                        partition_epoch: p.partition_epoch + 1,
+                    });
+                }
+            }
+        }
+        log(
+            out,
+            voter_node(id),
+            EventKind::Info,
+            format!(
+                "[QuorumController id=q{id}] Broker {broker} heartbeats again: unfencing it ({} partition election(s))",
+                recs.len() - 1
+            ),
+        );
+        self.append(id, recs, out);
+    }
+
+    fn append(&mut self, id: u32, recs: Vec<Record>, out: &mut KOut) {
+        let v = self.voters.get_mut(&id).expect("voter");
+        let epoch = v.epoch;
+        for r in recs {
+            v.log.push(Entry { epoch, record: r });
+        }
+        let n = v.log.len();
+        v.matched.insert(id, n);
+        self.replicate(id, out);
+    }
+
+    fn replicate(&mut self, id: u32, out: &mut KOut) {
+        let v = self.voters.get_mut(&id).expect("voter");
+        for o in 1..=VOTERS {
+            if o == id || v.sent.get(&o) == Some(&(v.log.len(), v.commit)) {
+                continue;
+            }
+            v.sent.insert(o, (v.log.len(), v.commit));
+            let m = v.matched.get(&o).copied().unwrap_or(0).min(v.log.len());
+            let prev_epoch = if m == 0 { 0 } else { v.log[m - 1].epoch };
+            out.push((
+                voter_node(id),
+                Effect::Send {
+                    to: voter_node(o),
+                    payload: Payload::RaftAppend {
+                        epoch: v.epoch,
+                        leader: id,
+                        prev_index: m as u64,
+                        prev_epoch,
+                        entries: v.log[m..].to_vec(),
+                        commit: v.commit as u64,
+                    },
+                },
+            ));
+        }
+    }
+
+    /// Pushes committed records each broker has not seen (standing for brokers' metadata fetches).
+    fn push_metadata(&mut self, id: u32, net: &Network, broker_alive: &BTreeMap<BrokerId, bool>, out: &mut KOut) {
+        let v = self.voters.get_mut(&id).expect("voter");
+        for (b, alive) in broker_alive {
+            let sent = v.sent_to_broker.get(b).copied().unwrap_or(0);
+            if *alive && sent < v.commit && net.both_up(NodeId::Broker(*b), voter_node(id)) {
+                let records: Vec<Record> = v.log[sent..v.commit].iter().map(|e| e.record.clone()).collect();
+                out.push((
+                    voter_node(id),
+                    Effect::Send {
+                        to: NodeId::Broker(*b),
+                        payload: Payload::MetadataRecords { from_offset: sent as u64, records },
+                    },
+                ));
+                v.sent_to_broker.insert(*b, v.commit);
+            }
+        }
+    }
+
+    /// Replication to a follower was lost on a cut: send again when it is reachable.
+    pub fn append_lost(&mut self, leader: u32, follower: u32) {
+        if let Some(v) = self.voters.get_mut(&leader) {
+            v.sent.remove(&follower);
+        }
+    }
+
+    /// Records sent to a broker were lost on a cut: send them again when it is reachable.
+    pub fn metadata_lost(&mut self, voter: u32, b: BrokerId, from: usize) {
+        if let Some(v) = self.voters.get_mut(&voter) {
+            let s = v.sent_to_broker.entry(b).or_insert(0);
+            *s = (*s).min(from);
+        }
+    }
+
+    /// A broker restarted: it needs the whole log again.
+    pub fn broker_restarted(&mut self, b: BrokerId) {
+        for v in self.voters.values_mut() {
+            v.sent_to_broker.insert(b, 0);
+        }
+        self.fence_armed.remove(&b);
+    }
+
+    /// A voter crashed or restarted (its log survives on disk; its role does not).
+    pub fn set_voter_alive(&mut self, id: u32, alive: bool) {
+        if let Some(v) = self.voters.get_mut(&id) {
+            v.alive = alive;
+            v.role = Role::Unattached;
+            v.leader = None;
+            v.timer_armed = false;
+            v.timer_gen += 1;
+            v.sent_to_broker.clear();
+        }
+    }
+
+    /// A quorum message arrived at voter `id`.
+    pub fn on_message(
+        &mut self,
+        id: u32,
+        from: NodeId,
+        p: Payload,
+        net: &Network,
+        broker_alive: &BTreeMap<BrokerId, bool>,
+        out: &mut KOut,
+    ) {
+        let node = voter_node(id);
+        let NodeId::Voter(src) = from else { return };
+        match p {
+            Payload::RaftVote { epoch, candidate, last_epoch, last_index } => {
+                let v = self.voters.get_mut(&id).expect("voter");
+                if epoch > v.epoch {
+                    v.epoch = epoch;
+                    v.role = Role::Unattached;
+                    v.voted_for = None;
+                    v.leader = None;
+                }
+                let (me, mi) = v.last();
+                let up_to_date = (last_epoch, last_index as usize) >= (me, mi);
+                let has_live_leader = v.role == Role::Follower || v.role == Role::Leader;
+                let granted =
+                    epoch == v.epoch && !has_live_leader && v.voted_for.is_none_or(|c| c == candidate) && up_to_date;
+                if granted {
+                    v.voted_for = Some(candidate);
+                }
+                let e = v.epoch;
+                log(
+                    out,
+                    node,
+                    EventKind::Info,
+                    format!(
+                        "[RaftManager nodeId=q{id}] Vote request from q{candidate} for epoch {epoch}: {}",
+                        if granted { "granted" } else { "rejected" }
+                    ),
+                );
+                out.push((node, Effect::Send { to: from, payload: Payload::RaftVoteResponse { epoch: e, granted } }));
+            }
+            Payload::RaftVoteResponse { epoch, granted } => {
+                let v = self.voters.get_mut(&id).expect("voter");
+                if epoch > v.epoch {
+                    v.epoch = epoch;
+                    v.role = Role::Unattached;
+                    v.voted_for = None;
+                    return;
+                }
+                if v.role != Role::Candidate || epoch != v.epoch || !granted {
+                    return;
+                }
+                v.votes.insert(src);
+                if v.votes.len() >= Self::majority() {
+                    v.role = Role::Leader;
+                    v.leader = Some(id);
+                    v.timer_armed = false;
+                    v.timer_gen += 1;
+                    let n = v.log.len();
+                    v.matched = [(id, n)].into_iter().collect();
+                    v.sent.clear();
+                    v.sent_to_broker.clear();
+                    let epoch = v.epoch;
+                    self.epoch_leaders.entry(epoch).or_default().insert(id);
+                    log(
+                        out,
+                        node,
+                        EventKind::ControllerElected,
+                        format!(
+                            "[RaftManager nodeId=q{id}] Elected leader of epoch {epoch} with votes from {:?}",
+                            self.voters[&id].votes
+                        ),
+                    );
+                    self.append(id, alloc::vec![Record::LeaderChange { leader: id, epoch }], out);
+                }
+            }
+            Payload::RaftAppend { epoch, leader, prev_index, prev_epoch, entries, commit } => {
+                let v = self.voters.get_mut(&id).expect("voter");
+                if epoch < v.epoch {
+                    let e = v.epoch;
+                    out.push((
+                        node,
+                        Effect::Send {
+                            to: from,
+                            payload: Payload::RaftAppendResponse { epoch: e, ok: false, matched: 0 },
+                        },
+                    ));
+                    return;
+                }
+                if epoch > v.epoch || v.role != Role::Follower || v.leader != Some(leader) {
+                    if epoch > v.epoch {
+                        v.voted_for = None;
+                    }
+                    v.epoch = epoch;
+                    v.role = Role::Follower;
+                    v.leader = Some(leader);
+                    v.timer_armed = false;
+                    v.timer_gen += 1;
+                    log(
+                        out,
+                        node,
+                        EventKind::Info,
+                        format!("[RaftManager nodeId=q{id}] Following q{leader} in epoch {epoch}"),
+                    );
+                }
+                let p = prev_index as usize;
+                let ok = p <= v.log.len() && (p == 0 || v.log[p - 1].epoch == prev_epoch);
+                if ok {
+                    if v.log.len() > p {
+                        let truncated = v.log.len() - p;
+                        let keeps = v.log[p..].iter().zip(&entries).all(|(a, b)| a == b) && entries.len() >= truncated;
+                        if !keeps {
+                            v.log.truncate(p.max(v.commit));
+                            if truncated > 0 && v.log.len() == p {
+                                log(out, node, EventKind::Info, format!("[RaftManager nodeId=q{id}] Truncated {truncated} uncommitted entries diverging from the leader"));
+                            }
+                        } else {
+                            v.log.truncate(p);
+                        }
+                    }
+                    if v.log.len() == p {
+                        v.log.extend(entries);
+                    }
+                    let new_commit = (commit as usize).min(v.log.len());
+                    v.advance_commit(new_commit);
+                }
+                let (e, m) = (v.epoch, if ok { v.log.len() } else { p.saturating_sub(1).min(v.log.len()) });
+                out.push((
+                    node,
+                    Effect::Send { to: from, payload: Payload::RaftAppendResponse { epoch: e, ok, matched: m as u64 } },
+                ));
+            }
+            Payload::RaftAppendResponse { epoch, ok, matched } => {
+                let v = self.voters.get_mut(&id).expect("voter");
+                if epoch > v.epoch {
+                    v.epoch = epoch;
+                    v.role = Role::Unattached;
+                    v.leader = None;
+                    v.voted_for = None;
+                    log(
+                        out,
+                        node,
+                        EventKind::ControllerResigned,
+                        format!("[RaftManager nodeId=q{id}] A voter is at epoch {epoch}: stepping down"),
+                    );
+                    return;
+                }
+                if v.role != Role::Leader || epoch != v.epoch {
+                    return;
+                }
+                v.matched.insert(src, matched as usize);
+                if !ok {
+                    v.sent.remove(&src);
+                    self.replicate(id, out);
+                    return;
+                }
+                let v = self.voters.get_mut(&id).expect("voter");
+                let mut ms: Vec<usize> = (1..=VOTERS).map(|o| v.matched.get(&o).copied().unwrap_or(0)).collect();
+                ms.sort_unstable_by(|a, b| b.cmp(a));
+                let hw = ms[Self::majority() - 1];
+                if hw > v.commit && v.log[hw - 1].epoch == v.epoch {
+                    let was_active = v.commit_in_own_epoch();
+                    v.advance_commit(hw);
+                    if !was_active && v.commit_in_own_epoch() {
+                        log(out, node, EventKind::ControllerElected, format!("[QuorumController id=q{id}] Active controller for epoch {}: its LeaderChange record is committed", v.epoch));
+                    }
+                    self.replicate(id, out);
+                    self.push_metadata(id, net, broker_alive, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Voter {
+    fn last(&self) -> (u32, usize) {
+        (self.log.last().map(|e| e.epoch).unwrap_or(0), self.log.len())
+    }
+
+    fn advance_commit(&mut self, to: usize) {
+        while self.commit < to {
+            let r = self.log[self.commit].record.clone();
+            self.image.apply(&r);
+            self.commit += 1;
+        }
+    }
+
+    /// The leader has committed an entry of its own epoch (it may act as controller).
+    pub fn commit_in_own_epoch(&self) -> bool {
+        self.commit > 0 && self.log[..self.commit].iter().any(|e| e.epoch == self.epoch)
+    }
+}
