@@ -14,11 +14,11 @@ use yew::prelude::*;
 /// Virtual time as the CLI prints it: `16.469s`, `2d+74.562s`.
 pub fn fmt_time(ms: u64) -> String {
     let (d, rem) = (ms / 86_400_000, ms % 86_400_000);
-    let secs = rem as f64 / 1000.0;
+    let secs = format!("{}.{:03}s", rem / 1000, rem % 1000);
     if d > 0 {
-        format!("{d}d+{secs:.3}s")
+        format!("{d}d+{secs}")
     } else {
-        format!("{secs:.3}s")
+        secs
     }
 }
 
@@ -27,13 +27,13 @@ pub const GAP_MS: u64 = 60_000;
 
 /// Words for a long gap.
 pub fn gap_words(ms: u64) -> String {
-    let h = ms as f64 / 3_600_000.0;
-    if h >= 36.0 {
-        format!("{:.0} days pass", h / 24.0)
-    } else if h >= 1.0 {
-        format!("{h:.0} hours pass")
+    let round = |x: u64, unit: u64| (x + unit / 2) / unit;
+    if ms >= 36 * 3_600_000 {
+        format!("{} days pass", round(ms, 86_400_000))
+    } else if ms >= 3_600_000 {
+        format!("{} hours pass", round(ms, 3_600_000))
     } else {
-        format!("{:.0} minutes pass", ms as f64 / 60_000.0)
+        format!("{} minutes pass", round(ms, 60_000))
     }
 }
 
@@ -429,8 +429,8 @@ fn header(p: &HeaderProps) -> Html {
             let name = file.name();
             if file.size() > 1_000_000.0 {
                 d.emit(Action::FileError(format!(
-                    "'{name}' is {:.0} KB; scenario files are limited to 1000 KB. Still showing the current run.",
-                    file.size() / 1024.0
+                    "'{name}' is {} KB; scenario files are limited to 1000 KB. Still showing the current run.",
+                    (file.size() / 1024.0) as u64
                 )));
                 return;
             }

@@ -81,6 +81,11 @@ pub fn install_window_hook() {
         Closure::<dyn Fn() -> JsValue>::new(|| with_tl(|t| JsValue::from(t.len() as f64)).unwrap_or(JsValue::NULL))
             .into_js_value(),
     );
+    // Only for testing the error banner: panics inside wasm with the given message.
+    set(
+        "panicForTest",
+        Closure::<dyn Fn(JsValue)>::new(|m: JsValue| panic!("{}", m.as_string().unwrap_or_else(|| "test panic".into()))).into_js_value(),
+    );
     set(
         "lastRenderMs",
         Closure::<dyn Fn() -> JsValue>::new(|| JsValue::from(LAST_RENDER_MS.with(|c| c.get()))).into_js_value(),
@@ -113,9 +118,10 @@ pub fn show_error_banner(text: &str) {
     }
 }
 
-/// A panic hook that writes the message into the page (and the console).
+/// A panic hook that writes the message into the page (and the console). Installed through
+/// Yew, whose renderer would otherwise replace any hook with its own console-only one.
 pub fn install_panic_hook() {
-    std::panic::set_hook(Box::new(|info| {
+    yew::set_custom_panic_hook(Box::new(|info| {
         let msg = if let Some(s) = info.payload().downcast_ref::<&str>() {
             (*s).to_string()
         } else if let Some(s) = info.payload().downcast_ref::<String>() {

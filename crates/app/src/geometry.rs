@@ -164,6 +164,14 @@ impl Layout {
     }
 }
 
+/// `v` with one decimal, without pulling float formatting into the wasm (integer arithmetic).
+pub fn f1(v: f64) -> String {
+    let n = (v * 10.0).round() as i64;
+    let sign = if n < 0 { "-" } else { "" };
+    let n = n.unsigned_abs();
+    format!("{sign}{}.{}", n / 10, n % 10)
+}
+
 fn orient(a: Pt, b: Pt, c: Pt) -> f64 {
     (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x)
 }
@@ -236,6 +244,16 @@ mod tests {
     use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn one_decimal() {
+        assert_eq!(f1(0.0), "0.0");
+        assert_eq!(f1(12.34), "12.3");
+        assert_eq!(f1(12.36), "12.4");
+        assert_eq!(f1(-0.04), "0.0");
+        assert_eq!(f1(-7.25), "-7.3");
+        assert_eq!(f1(-0.5), "-0.5");
+    }
 
     #[test]
     fn crossing_segments() {
