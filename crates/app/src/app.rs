@@ -1,6 +1,6 @@
 //! The page: header (scenario, seed, reset), the graph with its controls and story caption, the
 //! panels and the event log. One reducer ([`Model`]) holds the run.
-use crate::graph::Graph;
+use crate::graph::{Graph, InFlight};
 use crate::model::{Action, CutMode, Model, StepCaption};
 use crate::panels::{Alerts, ConsumerPanel, ControllerContextDiff, PartitionTable, ZkTree};
 use splitbrain_sim::event::{Event as SimEvent, EventKind};
@@ -354,6 +354,7 @@ pub fn app() -> Html {
                             }
                         </div>
                         <Graph view={view.clone()} cut_mode={model.cut_mode} watch_partition={watch.clone()} on_commands={on_commands} />
+                        <InFlight view={view.clone()} />
                         <p class="legend small">
                             <span class="lg lg-acting">{"♛ acting controller (isActive)"}</span>
                             <span class="lg lg-zkctl">{"holds /controller"}</span>

@@ -271,7 +271,7 @@ pub fn graph(props: &GraphProps) -> Html {
         let class = classes!("msg", category_class(&m.category), m.state.clone());
         html! {
             <g key={format!("m{}", m.id)} class={class} style={format!("transform: translate({}px, {}px)", f1(p.x), f1(p.y))}>
-                <circle r="5" />
+                <circle r="6" />
                 if m.state == "dropped" { <text class="drop-x" y="4" text-anchor="middle">{"✕"}</text> }
                 if show_labels || m.state == "dropped" {
                     <text class="msg-label" x="8" y="-6">{short_label(&m.label)}</text>
@@ -289,8 +289,9 @@ pub fn graph(props: &GraphProps) -> Html {
         html! {}
     };
 
+    let many = brokers.len() >= 6;
     html! {
-        <svg ref={svg_ref} class="graph" data-testid="graph" viewBox={format!("{} {} {} {}", f1(vb.x), f1(vb.y), f1(vb.w), f1(vb.h))}
+        <svg ref={svg_ref} class={classes!("graph", many.then_some("many"))} data-testid="graph" viewBox={format!("{} {} {} {}", f1(vb.x), f1(vb.y), f1(vb.w), f1(vb.h))}
             role="group" aria-label="Cluster graph: brokers, ZooKeeper and the consumer. Drag across links to cut or heal them."
             {onpointerdown} {onpointermove} {onpointerup} {onpointercancel}>
             <defs>
@@ -444,5 +445,45 @@ fn render_node(n: &NodeView, c: Pt, hw: f64, hh: f64, view: &View, acting: usize
                 </g>
             }
         }
+    }
+}
+
+/// Props for the message list.
+#[derive(Properties, PartialEq)]
+pub struct InFlightProps {
+    /// What to list.
+    pub view: Rc<View>,
+}
+
+/// The messages on the wire at this step, in words (the dots on the graph carry no text).
+#[function_component(InFlight)]
+pub fn in_flight(props: &InFlightProps) -> Html {
+    let v = &props.view;
+    let mut msgs: Vec<&MessageView> = v.messages.iter().collect();
+    // Dropped first (they explain a cut), then by arrival.
+    msgs.sort_by_key(|m| (m.state != "dropped", m.state != "in_flight", m.deliver_ms));
+    let shown = 4;
+    let more = msgs.len().saturating_sub(shown);
+    html! {
+        <ul class="inflight small" aria-label="Messages at this step" data-testid="in-flight">
+            if msgs.is_empty() { <li class="dim">{"No message on the wire."}</li> }
+            { for msgs.iter().take(shown).map(|m| {
+                let (tag, cls) = match m.state.as_str() {
+                    "dropped" => ("✕ dropped", "dropped"),
+                    "delivered" => ("✓ delivered", "delivered"),
+                    _ => ("→ in flight", "in_flight"),
+                };
+                html! {
+                    <li key={m.id} class={classes!(cls, category_class(&m.category))}>
+                        <span class="dot"></span>
+                        <span class="tag">{tag}</span>{" "}
+                        <code>{format!("{} → {}", m.from, m.to)}</code>{" "}
+                        {m.label.clone()}
+                        if m.state == "in_flight" { <span class="dim">{format!(" (arrives {})", crate::app::fmt_time(m.deliver_ms))}</span> }
+                    </li>
+                }
+            }) }
+            if more > 0 { <li class="dim">{format!("…and {more} more")}</li> }
+        </ul>
     }
 }

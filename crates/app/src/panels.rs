@@ -201,10 +201,16 @@ pub fn partition_table(props: &PartitionProps) -> Html {
         })
         .collect();
     let watch = props.watch_partition.as_deref();
+    // With a single topic, rows are named by partition number and the topic goes in the title.
+    let single_topic = props.partitions.first().map(|f| f.topic.clone()).filter(|t| props.partitions.iter().all(|p| &p.topic == t));
+    let title = match &single_topic {
+        Some(t) => format!("Partitions of {t} (ZooKeeper state)"),
+        None => "Partitions (ZooKeeper state)".to_string(),
+    };
     html! {
         <section class="panel" aria-labelledby="pt-h" data-testid="partition-table">
             <div class="panel-head">
-                <h2 id="pt-h">{"Partitions (ZooKeeper state)"}</h2>
+                <h2 id="pt-h">{title}</h2>
                 <span class={classes!("count", (leaderless > 0).then_some("bad"))} data-testid="leaderless-count">
                     {format!("{} of {} without a leader", leaderless, props.partitions.len())}
                 </span>
@@ -226,7 +232,7 @@ pub fn partition_table(props: &PartitionProps) -> Html {
                         html! {
                             <tr key={name.clone()} data-partition={name.clone()} data-leader={p.leader.to_string()}
                                 class={classes!((p.leader < 0).then_some("leaderless"), is_watch.then_some("watch"))}>
-                                <th scope="row">{name.clone()}{ if is_watch { html!{<span class="watch-mark" title="payments-group's coordinator partition">{" ★ group"}</span>} } else { html!{} } }</th>
+                                <th scope="row" title={name.clone()}>{if single_topic.is_some() { format!("p{}", p.partition) } else { name.clone() }}{ if is_watch { html!{<span class="watch-mark" title="payments-group's coordinator partition">{" ★ coordinator of the group"}</span>} } else { html!{} } }</th>
                                 <td class="leader">{leader_text(p.leader)}</td>
                                 <td>{isr(&p.isr)}</td>
                                 <td>{isr(&p.replicas)}</td>
