@@ -1,7 +1,8 @@
 //! Throughput of the core: `seed-incident` end to end, and a long random run (events per second).
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use splitbrain_sim::explore::{Explorer, Options};
 use splitbrain_sim::scenario::{builtin, ScriptEntry};
-use splitbrain_sim::{Command, Direction, NodeId, Scenario, Timeline, World};
+use splitbrain_sim::{Command, Direction, Mode, NodeId, Scenario, Timeline, World};
 
 fn run(s: &Scenario) -> u64 {
     let mut w = World::new(s).unwrap();
@@ -61,6 +62,19 @@ fn benches(c: &mut Criterion) {
     let n = run(&long);
     g.throughput(Throughput::Elements(n));
     g.bench_function("long random run, 5 brokers, 400 faults (events)", |b| b.iter(|| run(&long)));
+    g.finish();
+    let mut g = c.benchmark_group("explorer");
+    g.throughput(Throughput::Elements(100));
+    for mode in [Mode::Legacy, Mode::Fenced, Mode::Kraft] {
+        g.bench_function(format!("100 random schedules, seed-incident cluster, {} (schedules)", mode.name()), |b| {
+            b.iter(|| {
+                let mut ex = Explorer::new(seed.clone(), Options { mode, seed: 7, ..Options::default() });
+                // A budget in fenced/kraft never stops early; in legacy a find ends the slice.
+                ex.run(100);
+                ex.tried()
+            })
+        });
+    }
     g.finish();
     eprintln!("seed-incident: {events} events; long random run: {n} events");
 }
