@@ -45,12 +45,14 @@ export async function stepInfo(page) {
 }
 
 /** Clicks "Forward" through the real button until it is disabled, timing each click until the
- * DOM shows the new step (MutationObserver on the step counter). Returns the per-step times. */
+ * DOM shows the new step (MutationObserver on the step counter), and until style and layout are
+ * done as well. Returns { times, withLayout } in ms per step. */
 export async function stepToEndTimed(page, maxSteps = 5000) {
   return page.evaluate(async (maxSteps) => {
     const btn = document.querySelector('[data-testid=step-forward]');
     const info = document.querySelector('[data-testid=step-info]');
     const times = [];
+    const withLayout = [];
     for (let i = 0; i < maxSteps && !btn.disabled; i++) {
       const before = info.textContent;
       const t0 = performance.now();
@@ -67,9 +69,13 @@ export async function stepToEndTimed(page, maxSteps = 5000) {
       btn.click();
       const t1 = await changed;
       if (t1 === null) throw new Error(`step ${i}: the step counter did not change within 2 s`);
+      // Force style and layout now, to also time what the browser does before it can paint.
+      void document.body.offsetHeight;
+      const t2 = performance.now();
       times.push(t1 - t0);
+      withLayout.push(t2 - t0);
     }
-    return times;
+    return { times, withLayout };
   }, maxSteps);
 }
 
@@ -82,4 +88,14 @@ export function summarize(times) {
 
 export function fmtTimes(t) {
   return `${t.steps} steps: median ${t.median.toFixed(2)} ms, mean ${t.mean.toFixed(2)} ms, p95 ${t.p95.toFixed(2)} ms, max ${t.max.toFixed(2)} ms`;
+}
+
+/** Appends a timing line to target/e2e-step-timing.txt (read by the size report, not asserted). */
+export async function recordTiming(label, t) {
+  const { appendFileSync, mkdirSync } = await import('node:fs');
+  const path = await import('node:path');
+  const { fileURLToPath } = await import('node:url');
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+  mkdirSync(path.join(root, 'target'), { recursive: true });
+  appendFileSync(path.join(root, 'target', 'e2e-step-timing.txt'), `${new Date().toISOString()} ${label}: ${fmtTimes(t)}\n`);
 }

@@ -1,7 +1,7 @@
 // Step seed-incident to the end through the Forward button: __consumer_offsets-3 has leader -1 and
 // the consumer is stuck with COORDINATOR_NOT_AVAILABLE; step back until the leader is restored.
 // Prints the time to render one step (performance.now around a click), not asserted.
-import { openApp, stepInfo, stepToEndTimed, summarize, fmtTimes } from './helpers.mjs';
+import { openApp, stepInfo, stepToEndTimed, summarize, fmtTimes, recordTiming } from './helpers.mjs';
 
 const P3 = '[data-testid=partition-table] tr[data-partition="__consumer_offsets-3"]';
 
@@ -18,9 +18,13 @@ export async function run({ page, baseUrl, screenshot, assert, consoleErrors, pa
   await screenshot('1-first-story-step');
   await page.click('button[aria-label="Go to the start (step 0)"]');
 
-  const times = await stepToEndTimed(page);
+  const { times, withLayout } = await stepToEndTimed(page);
   const t = summarize(times);
+  const tl = summarize(withLayout);
   log(`    time to render one step (seed-incident, 3 brokers), click -> DOM updated: ${fmtTimes(t)}`);
+  log(`    ... including style and layout: ${fmtTimes(tl)}`);
+  await recordTiming('seed-incident, 3 brokers, click -> DOM updated', t);
+  await recordTiming('seed-incident, 3 brokers, click -> DOM updated + style/layout', tl);
   const rustSide = await page.evaluate(() => window.splitbrain.lastRenderMs());
   log(`    last step, dispatch -> effect (Rust side): ${rustSide.toFixed(2)} ms`);
   assert.ok(times.length > 300, `stepped through ${times.length} events`);

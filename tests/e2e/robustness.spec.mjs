@@ -1,6 +1,6 @@
 // A bad scenario file shows a clear message and keeps the current run; a good file with 5 and 9
 // brokers loads and draws without overlap; the step time with 5 brokers is printed.
-import { openApp, stepToEndTimed, summarize, fmtTimes } from './helpers.mjs';
+import { openApp, stepToEndTimed, summarize, fmtTimes, recordTiming } from './helpers.mjs';
 
 function scenario(n) {
   const brokers = Array.from({ length: n }, (_, i) => i + 1);
@@ -59,8 +59,13 @@ export async function run({ page, baseUrl, screenshot, assert, consoleErrors, pa
     assert.equal(await page.locator('[data-testid=notice]').count(), 0, 'a good file clears the message');
     assert.equal(await overlaps(page), 0, `${n} brokers: node boxes overlap`);
     if (n === 5) {
-      const t = summarize(await stepToEndTimed(page, 400));
+      const { times, withLayout } = await stepToEndTimed(page, 400);
+      const t = summarize(times);
+      const tl = summarize(withLayout);
       log(`    time to render one step (5 brokers), click -> DOM updated: ${fmtTimes(t)}`);
+      log(`    ... including style and layout: ${fmtTimes(tl)}`);
+      await recordTiming('5 brokers, click -> DOM updated', t);
+      await recordTiming('5 brokers, click -> DOM updated + style/layout', tl);
     } else {
       await page.click('[data-testid=step-end]');
     }

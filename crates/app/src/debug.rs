@@ -84,7 +84,10 @@ pub fn install_window_hook() {
     // Only for testing the error banner: panics inside wasm with the given message.
     set(
         "panicForTest",
-        Closure::<dyn Fn(JsValue)>::new(|m: JsValue| panic!("{}", m.as_string().unwrap_or_else(|| "test panic".into()))).into_js_value(),
+        Closure::<dyn Fn(JsValue)>::new(|m: JsValue| {
+            panic!("{}", m.as_string().unwrap_or_else(|| "test panic".into()))
+        })
+        .into_js_value(),
     );
     set(
         "lastRenderMs",

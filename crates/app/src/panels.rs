@@ -202,7 +202,8 @@ pub fn partition_table(props: &PartitionProps) -> Html {
         .collect();
     let watch = props.watch_partition.as_deref();
     // With a single topic, rows are named by partition number and the topic goes in the title.
-    let single_topic = props.partitions.first().map(|f| f.topic.clone()).filter(|t| props.partitions.iter().all(|p| &p.topic == t));
+    let single_topic =
+        props.partitions.first().map(|f| f.topic.clone()).filter(|t| props.partitions.iter().all(|p| &p.topic == t));
     let title = match &single_topic {
         Some(t) => format!("Partitions of {t} (ZooKeeper state)"),
         None => "Partitions (ZooKeeper state)".to_string(),
