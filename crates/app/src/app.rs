@@ -377,7 +377,7 @@ pub fn app() -> Html {
                         if let Some(c) = &caption {
                             <p><span class="story-step">{format!("Step {}", c.step)}{ if c.step == cursor { "" } else { " (earlier)" } }</span>{" "}{c.text.clone()}</p>
                         } else if !model.captions.is_empty() {
-                            <p class="dim">{format!("{} Press “Next story step” to follow the incident ({} story steps).", description, model.captions.len())}</p>
+                            <p class="dim">{format!("{} Press “Next story step” to follow the story ({} story steps).", description, model.captions.len())}</p>
                         } else {
                             <p class="dim">{description}</p>
                         }
