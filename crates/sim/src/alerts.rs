@@ -107,16 +107,7 @@ pub fn check<'a>(
             });
         }
     }
-    for c in consumers.filter(|c| c.status == ConsumerStatus::CoordinatorNotAvailable) {
-        out.push(Alert {
-            kind: AlertKind::NoCoordinator,
-            key: format!("no_coordinator:{}", c.group),
-            message: format!(
-                "group '{}' has no coordinator: __consumer_offsets-{} has no live leader (COORDINATOR_NOT_AVAILABLE, {} attempts)",
-                c.group, c.partition, c.attempts
-            ),
-        });
-    }
+    no_coordinator(consumers, &mut out);
     out
 }
 
@@ -148,6 +139,12 @@ pub fn check_kraft<'a>(k: &crate::kraft::Kraft, consumers: impl Iterator<Item = 
             }
         }
     }
+    no_coordinator(consumers, &mut out);
+    out
+}
+
+/// A group whose consumer gets COORDINATOR_NOT_AVAILABLE (the same in every mode).
+fn no_coordinator<'a>(consumers: impl Iterator<Item = &'a Rc<Consumer>>, out: &mut Vec<Alert>) {
     for c in consumers.filter(|c| c.status == ConsumerStatus::CoordinatorNotAvailable) {
         out.push(Alert {
             kind: AlertKind::NoCoordinator,
@@ -158,7 +155,6 @@ pub fn check_kraft<'a>(k: &crate::kraft::Kraft, consumers: impl Iterator<Item = 
             ),
         });
     }
-    out
 }
 
 fn tp_of(state_path: &str) -> TopicPartition {
