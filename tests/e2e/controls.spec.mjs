@@ -12,6 +12,7 @@ export async function run({ page, baseUrl, screenshot, assert, consoleErrors, pa
   await page.keyboard.press('Enter');
   await page.waitForSelector('[data-link="zk-b2"][data-state=cut]', { state: 'attached' });
   // A plain click on the cut link heals it.
+  await page.evaluate(() => document.querySelector('[data-link="zk-b2"]').scrollIntoView({ block: 'center' }));
   const seg = await linkScreenSegment(page, 'zk-b2');
   await page.mouse.click(seg.p.x + (seg.q.x - seg.p.x) * 0.4, seg.p.y + (seg.q.y - seg.p.y) * 0.4);
   await page.waitForSelector('[data-link="zk-b2"][data-state=up]', { state: 'attached' });

@@ -21,6 +21,8 @@ export async function linkScreenSegment(page, name) {
 
 /** Drags the real mouse across the middle of a link, perpendicular to it. */
 export async function dragAcross(page, name, { halfLength = 28, at = 0.5 } = {}) {
+  // The real mouse only reaches what is in the viewport.
+  await page.evaluate((n) => document.querySelector(`[data-link="${n}"]`).scrollIntoView({ block: 'center' }), name);
   const seg = await linkScreenSegment(page, name);
   if (!seg) throw new Error(`no link ${name}`);
   const mx = seg.p.x + (seg.q.x - seg.p.x) * at;

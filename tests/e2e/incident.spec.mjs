@@ -58,6 +58,18 @@ export async function run({ page, baseUrl, screenshot, assert, consoleErrors, pa
   log(`    current log line: ${line.replace(/\s+/g, ' ').slice(0, 160)}`);
   await screenshot('3-stepped-back-leader-restored');
 
+  // The same scenario with the KAFKA-6082 fix (fenced controller writes): no leader -1 at the end.
+  await page.selectOption('[data-testid=mode-select]', 'fenced');
+  await page.waitForFunction(() => window.splitbrain.view().mode === 'fenced' && window.splitbrain.step() === 0);
+  await page.click('[data-testid=step-end]');
+  await page.waitForFunction(() => window.splitbrain.step() === window.splitbrain.steps());
+  assert.notEqual(await page.getAttribute(P3, 'data-leader'), '-1', 'fenced: partition 3 keeps a leader');
+  assert.equal(await page.getAttribute('[data-testid=consumer-c1]', 'data-status'), 'stable', 'fenced: the group has a coordinator');
+  assert.match(await page.textContent('[data-testid=story]'), /captions describe the legacy/);
+  await screenshot('3b-fenced-end');
+  await page.selectOption('[data-testid=mode-select]', 'legacy');
+  await page.waitForFunction(() => window.splitbrain.view().mode === 'legacy');
+
   // Phone width: the picture first, nothing overflowing horizontally.
   await page.setViewportSize({ width: 390, height: 844 });
   await page.waitForTimeout(200);

@@ -4,7 +4,7 @@ use crate::graph::{Graph, InFlight};
 use crate::model::{Action, CutMode, Model, StepCaption};
 use crate::panels::{Alerts, ConsumerPanel, ControllerContextDiff, PartitionTable, ZkTree};
 use splitbrain_sim::event::{Event as SimEvent, EventKind};
-use splitbrain_sim::scenario::builtin_names;
+use splitbrain_sim::scenario::{builtin_names, Mode};
 use splitbrain_sim::view::View;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -236,6 +236,24 @@ fn controls(p: &ControlsProps) -> Html {
     }
 }
 
+fn mode_words(m: Mode) -> &'static str {
+    match m {
+        Mode::Legacy => "Kafka 0.11–1.0",
+        Mode::Fenced => "with the KAFKA-6082 fix",
+        Mode::Kraft => "KRaft quorum",
+    }
+}
+
+fn controller_words(v: &View) -> String {
+    if let Some(q) = v.nodes.iter().find(|n| matches!(n.id, splitbrain_sim::NodeId::Voter(_)) && n.acting_controller) {
+        return format!("active controller: quorum leader {}", q.id);
+    }
+    if v.nodes.iter().any(|n| matches!(n.id, splitbrain_sim::NodeId::Voter(_))) {
+        return "no quorum leader".into();
+    }
+    format!("controller: {}", v.zk_controller.map(|b| format!("broker {b}")).unwrap_or_else(|| "none".into()))
+}
+
 fn watch_partition(v: &View) -> Option<String> {
     v.consumers.first().map(|c| format!("__consumer_offsets-{}", c.coordinator_partition))
 }
@@ -350,7 +368,7 @@ pub fn app() -> Html {
                             } else if stuck {
                                 {format!("✕ {} has no coordinator: {} has leader -1.", view.consumers.first().map(|c| c.group.clone()).unwrap_or_default(), watch.clone().unwrap_or_default())}
                             } else {
-                                {format!("{} · controller: {}", model.source, view.zk_controller.map(|b| format!("broker {b}")).unwrap_or_else(|| "none".into()))}
+                                {format!("{} · {} · {}", model.source, mode_words(model.mode), controller_words(&view))}
                             }
                         </div>
                         <Graph view={view.clone()} cut_mode={model.cut_mode} watch_partition={watch.clone()} on_commands={on_commands} />
@@ -376,6 +394,8 @@ pub fn app() -> Html {
                         }
                         if let Some(c) = &caption {
                             <p><span class="story-step">{format!("Step {}", c.step)}{ if c.step == cursor { "" } else { " (earlier)" } }</span>{" "}{c.text.clone()}</p>
+                        } else if model.mode != Mode::Legacy && !model.tl.borrow().scenario().captions.is_empty() {
+                            <p class="dim">{format!("{description} The story captions describe the legacy (0.11–1.0) run; this run uses the {} behaviour, so they are hidden.", model.mode.name())}</p>
                         } else if !model.captions.is_empty() {
                             <p class="dim">{format!("{} Press “Next story step” to follow the story ({} story steps).", description, model.captions.len())}</p>
                         } else {
@@ -393,7 +413,7 @@ pub fn app() -> Html {
                     <ConsumerPanel consumers={Rc::new(view.consumers.clone())} partitions={Rc::new(view.partitions.clone())} />
                     <Alerts alerts={Rc::new(view.alerts.clone())} />
                     <ControllerContextDiff controllers={Rc::new(view.controllers.clone())} watch_partition={watch.clone()} zk_controller={view.zk_controller} />
-                    <PartitionTable partitions={Rc::new(view.partitions.clone())} watch_partition={watch.clone()} />
+                    <PartitionTable partitions={Rc::new(view.partitions.clone())} watch_partition={watch.clone()} kraft={model.mode == Mode::Kraft} />
                 </div>
                 <ZkTree znodes={Rc::new(view.zk_tree.clone())} watch_partition={watch} />
             </main>
@@ -444,6 +464,16 @@ fn header(p: &HeaderProps) -> Html {
             }));
         })
     };
+    let on_mode = {
+        let d = p.dispatch.clone();
+        Callback::from(move |e: Event| {
+            let v = e.target_unchecked_into::<HtmlSelectElement>().value();
+            match Mode::parse(&v) {
+                Ok(m) => d.emit(Action::SetMode(m)),
+                Err(err) => d.emit(Action::FileError(err)),
+            }
+        })
+    };
     let on_seed = {
         let d = p.dispatch.clone();
         Callback::from(move |e: InputEvent| {
@@ -482,6 +512,13 @@ fn header(p: &HeaderProps) -> Html {
                     <select onchange={on_pick} aria-label="Built-in scenario" data-testid="scenario-select">
                         if !is_builtin { <option value="" selected=true disabled=true>{format!("{} (file)", m.source)}</option> }
                         { for names.iter().map(|n| html!{ <option value={n.clone()} selected={*n == m.source}>{n.clone()}</option> }) }
+                    </select>
+                </label>
+                <label>{"behaviour "}
+                    <select onchange={on_mode} aria-label="Kafka behaviour the brokers run" data-testid="mode-select">
+                        <option value="legacy" selected={m.mode == Mode::Legacy}>{"0.11–1.0 (legacy)"}</option>
+                        <option value="fenced" selected={m.mode == Mode::Fenced}>{"KAFKA-6082 fix (fenced)"}</option>
+                        <option value="kraft" selected={m.mode == Mode::Kraft}>{"KRaft, no ZooKeeper"}</option>
                     </select>
                 </label>
                 <label class="file-btn">{"open JSON…"}

@@ -74,6 +74,10 @@ pub const BROKER_HH: f64 = 36.0;
 pub const ZK_HW: f64 = 68.0;
 /// ZooKeeper box half height.
 pub const ZK_HH: f64 = 26.0;
+/// KRaft voter box half sizes.
+pub const VOTER_HW: f64 = 46.0;
+/// Voter box half height.
+pub const VOTER_HH: f64 = 19.0;
 /// Client box half sizes.
 pub const CLIENT_HW: f64 = 80.0;
 /// Client box half height.
@@ -103,6 +107,12 @@ impl Layout {
     /// Brokers on a circle around ZooKeeper; clients on the right, outside the circle. Broker
     /// order is the order given (the first broker at the top, then clockwise).
     pub fn new(brokers: &[i32], clients: &[u32]) -> Layout {
+        Self::with_voters(brokers, clients, &[])
+    }
+
+    /// As [`Layout::new`]; KRaft controller voters (if any) take ZooKeeper's place in the middle,
+    /// as a small triangle (ZooKeeper is not drawn then).
+    pub fn with_voters(brokers: &[i32], clients: &[u32], voters: &[u32]) -> Layout {
         let n = brokers.len().max(1);
         let cx = 282.0;
         let cy = VIEW_H / 2.0;
@@ -114,7 +124,31 @@ impl Layout {
             6..=7 => (190.0, 170.0),
             _ => (214.0, 190.0),
         };
-        let mut nodes = vec![(NodeId::Zk, BoxShape { c: Pt::new(cx, cy), hw: ZK_HW, hh: ZK_HH })];
+        let mut nodes = Vec::new();
+        if voters.is_empty() {
+            nodes.push((NodeId::Zk, BoxShape { c: Pt::new(cx, cy), hw: ZK_HW, hh: ZK_HH }));
+        } else {
+            let k = voters.len();
+            for (i, v) in voters.iter().enumerate() {
+                // One on top, the others side by side below (up to 3 voters; more go in a row).
+                let c = if k <= 3 {
+                    match i {
+                        0 if k == 3 => Pt::new(cx, cy - 38.0),
+                        _ => {
+                            let j = if k == 3 { i - 1 } else { i };
+                            let row = if k == 3 { 2 } else { k };
+                            Pt::new(
+                                cx + (j as f64 - (row as f64 - 1.0) / 2.0) * 2.0 * (VOTER_HW + 5.0),
+                                cy + if k == 3 { 8.0 } else { 0.0 },
+                            )
+                        }
+                    }
+                } else {
+                    Pt::new(cx + (i as f64 - (k as f64 - 1.0) / 2.0) * 2.0 * (VOTER_HW + 4.0), cy)
+                };
+                nodes.push((NodeId::Voter(*v), BoxShape { c, hw: VOTER_HW, hh: VOTER_HH }));
+            }
+        }
         for (i, b) in brokers.iter().enumerate() {
             // Start at the top and go clockwise (two brokers sit left and right).
             let a = -core::f64::consts::FRAC_PI_2
@@ -302,6 +336,20 @@ mod tests {
                 assert!(ba.inside(VIEW_W, VIEW_H, 2.0), "{n} brokers: {a} at {:?} leaves the drawing", ba.c);
                 for (b, bb) in &l.nodes[i + 1..] {
                     assert!(!ba.overlaps(bb, 6.0), "{n} brokers: {a} and {b} overlap ({:?} vs {:?})", ba.c, bb.c);
+                }
+            }
+            // The same with three KRaft voters in ZooKeeper's place.
+            let kl = Layout::with_voters(&brokers, &[1], &[1, 2, 3]);
+            assert!(kl.get(NodeId::Zk).is_none());
+            for (i, (a, ba)) in kl.nodes.iter().enumerate() {
+                assert!(ba.inside(VIEW_W, VIEW_H, 2.0), "{n} brokers (kraft): {a} leaves the drawing");
+                for (b, bb) in &kl.nodes[i + 1..] {
+                    assert!(
+                        !ba.overlaps(bb, 6.0),
+                        "{n} brokers (kraft): {a} and {b} overlap ({:?} vs {:?})",
+                        ba.c,
+                        bb.c
+                    );
                 }
             }
             // Every broker–ZooKeeper link has a visible stretch long enough to cut.

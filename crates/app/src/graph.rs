@@ -89,7 +89,9 @@ pub fn graph(props: &GraphProps) -> Html {
     let brokers: Vec<i32> = view.nodes.iter().filter_map(|n| n.id.broker()).collect();
     let clients: Vec<u32> =
         view.nodes.iter().filter_map(|n| if let NodeId::Client(c) = n.id { Some(c) } else { None }).collect();
-    let layout = use_memo((brokers.clone(), clients.clone()), |(b, c)| Layout::new(b, c));
+    let voters: Vec<u32> =
+        view.nodes.iter().filter_map(|n| if let NodeId::Voter(v) = n.id { Some(v) } else { None }).collect();
+    let layout = use_memo((brokers.clone(), clients.clone(), voters), |(b, c, v)| Layout::with_voters(b, c, v));
     let stroke = use_mut_ref(|| None::<Vec<Pt>>);
     let redraw = use_state(|| 0u32);
     let svg_ref = use_node_ref();

@@ -1,7 +1,7 @@
 //! The one reducer: the timeline, the scenario, the seed, playback and the last message. The
 //! core decides every piece of Kafka behaviour; this only turns user intent into core calls.
 use splitbrain_sim::event::Event;
-use splitbrain_sim::scenario::{builtins, Scenario};
+use splitbrain_sim::scenario::{builtins, Mode, Scenario};
 use splitbrain_sim::{Command, Direction, NodeId, Timeline};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -98,6 +98,8 @@ pub struct Model {
     pub undo_label: String,
     /// The step of the user's first command, if any (the run differs from the scenario's after it).
     pub forked_at: Option<usize>,
+    /// Which Kafka behaviour the brokers run.
+    pub mode: Mode,
 }
 
 impl PartialEq for Model {
@@ -152,6 +154,8 @@ pub enum Action {
     Reset,
     /// Restart the scenario with a fresh random seed.
     RandomSeed(u64),
+    /// Restart the scenario (same seed) with another Kafka behaviour.
+    SetMode(Mode),
     /// Hide the notice.
     Dismiss,
 }
@@ -223,6 +227,7 @@ impl Model {
         let forked_at = tl.user_commands().first().map(|u| u.at_step as usize);
         let captions = Rc::new(resolve_captions(tl.scenario(), &events, forked_at));
         Model {
+            mode: Mode::Legacy,
             forked_at,
             tl: Rc::new(RefCell::new(tl)),
             rev: 0,
@@ -244,7 +249,12 @@ impl Model {
         let tl = self.tl.borrow();
         self.events = Rc::new(tl.events().to_vec());
         self.forked_at = tl.user_commands().first().map(|u| u.at_step as usize);
-        self.captions = Rc::new(resolve_captions(tl.scenario(), &self.events, self.forked_at));
+        // A scenario's captions tell its story in the legacy behaviour; other modes run differently.
+        self.captions = if self.mode == Mode::Legacy {
+            Rc::new(resolve_captions(tl.scenario(), &self.events, self.forked_at))
+        } else {
+            Rc::new(Vec::new())
+        };
     }
 
     /// The step shown.
@@ -267,12 +277,15 @@ impl Model {
 
     fn load(&mut self, scenario: Result<Scenario, String>, source: String, seed: Option<u64>, what: &str) {
         let keep = self.source.clone();
-        match scenario.and_then(|s| Timeline::new(s, seed).map_err(|e| e.to_string())) {
+        let mode = self.mode;
+        match scenario.and_then(|s| Timeline::with_mode(s, seed, mode).map_err(|e| e.to_string())) {
             Ok(tl) => {
-                let (speed, mode) = (self.speed, self.cut_mode);
+                let (speed, cut) = (self.speed, self.cut_mode);
                 self.replace(tl, source, None);
                 self.speed = speed;
-                self.cut_mode = mode;
+                self.cut_mode = cut;
+                self.mode = mode;
+                self.refresh_events();
             }
             Err(e) => {
                 self.playing = false;
@@ -437,6 +450,17 @@ impl Reducible for Model {
                 let s = m.tl.borrow().scenario().clone();
                 let src = m.source.clone();
                 m.load(Ok(s), src, Some(seed), "the scenario");
+            }
+            Action::SetMode(mode) => {
+                let s = m.tl.borrow().scenario().clone();
+                let src = m.source.clone();
+                let seed = m.seed;
+                let old = m.mode;
+                m.mode = mode;
+                m.load(Ok(s), src, Some(seed), &format!("mode {}", mode.name()));
+                if m.notice.as_ref().map(|n| n.error).unwrap_or(false) {
+                    m.mode = old;
+                }
             }
             Action::Dismiss => m.notice = None,
         }

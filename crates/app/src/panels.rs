@@ -164,6 +164,9 @@ pub struct PartitionProps {
     /// The consumer's coordinator partition.
     #[prop_or_default]
     pub watch_partition: Option<String>,
+    /// KRaft mode: the rows are the quorum's committed metadata, not ZooKeeper's.
+    #[prop_or_default]
+    pub kraft: bool,
 }
 
 /// Every partition as ZooKeeper holds it; filterable, leaderless rows marked.
@@ -204,9 +207,10 @@ pub fn partition_table(props: &PartitionProps) -> Html {
     // With a single topic, rows are named by partition number and the topic goes in the title.
     let single_topic =
         props.partitions.first().map(|f| f.topic.clone()).filter(|t| props.partitions.iter().all(|p| &p.topic == t));
+    let source = if props.kraft { "committed metadata" } else { "ZooKeeper state" };
     let title = match &single_topic {
-        Some(t) => format!("Partitions of {t} (ZooKeeper state)"),
-        None => "Partitions (ZooKeeper state)".to_string(),
+        Some(t) => format!("Partitions of {t} ({source})"),
+        None => format!("Partitions ({source})"),
     };
     html! {
         <section class="panel" aria-labelledby="pt-h" data-testid="partition-table">
@@ -384,6 +388,7 @@ pub fn zk_tree(props: &ZkProps) -> Html {
                 <h2 id="zk-h">{"ZooKeeper"}</h2>
                 <button class="small-btn" onclick={toggle} aria-pressed={show_all.to_string()}>{if *show_all { "Hide partition znodes".to_string() } else { format!("Show all {hidden} partition znodes") }}</button>
             </div>
+            if props.znodes.is_empty() { <p class="dim">{"No ZooKeeper in this mode: the KRaft quorum holds the metadata."}</p> }
             <ul class="znodes">
             { for rows.map(|z| {
                 let depth = z.path.matches('/').count().saturating_sub(1);
