@@ -181,12 +181,26 @@ fn print_summary(out: &mut impl Write, world: &World) -> io::Result<()> {
         s.steps,
         fmt_time(s.time_ms)
     )?;
-    writeln!(
-        out,
-        "/controller: {}   acting controllers: {:?}",
-        s.zk_controller.map(|b| format!("broker {b}")).unwrap_or_else(|| "none".into()),
-        s.acting_controllers
-    )?;
+    if let Some(k) = world.kraft() {
+        let leaders: Vec<String> = k
+            .voters
+            .values()
+            .filter(|v| v.alive && v.role == splitbrain_sim::kraft::Role::Leader)
+            .map(|v| format!("q{} (epoch {})", v.id, v.epoch))
+            .collect();
+        writeln!(
+            out,
+            "KRaft quorum leader: {}",
+            if leaders.is_empty() { "none".to_string() } else { leaders.join(", ") }
+        )?;
+    } else {
+        writeln!(
+            out,
+            "/controller: {}   acting controllers: {:?}",
+            s.zk_controller.map(|b| format!("broker {b}")).unwrap_or_else(|| "none".into()),
+            s.acting_controllers
+        )?;
+    }
     let leaderless: Vec<_> = s.partitions.iter().filter(|p| p.leader < 0).collect();
     writeln!(out, "partitions: {} total, {} without a leader", s.partitions.len(), leaderless.len())?;
     for p in leaderless {

@@ -341,25 +341,10 @@ impl Kraft {
                 ));
             }
         }
+        // A leader re-sends what a follower it can reach again has not acknowledged.
         for l in leaders.iter().copied() {
-            let unreachable: Vec<u32> =
-                (1..=VOTERS).filter(|o| *o != l && !net.both_up(voter_node(l), voter_node(*o))).collect();
-            let before: Vec<(u32, (usize, usize))> =
-                unreachable.iter().filter_map(|o| self.voters[&l].sent.get(o).map(|s| (*o, *s))).collect();
-            self.replicate(l, out);
-            // Do not spend sends on followers that cannot hear them; they get everything on heal.
-            let lv = self.voters.get_mut(&l).expect("voter");
-            out.retain(|(from, e)| {
-                !(matches!(e, Effect::Send { to: NodeId::Voter(o), .. } if unreachable.contains(o))
-                    && *from == voter_node(l))
-            });
-            for o in &unreachable {
-                lv.sent.remove(o);
-            }
-            for (o, s) in before {
-                lv.sent.insert(o, s);
-                lv.sent.remove(&o);
-            }
+            let reach: BTreeSet<u32> = (1..=VOTERS).filter(|o| net.is_up(voter_node(l), voter_node(*o))).collect();
+            self.replicate_to(l, &reach, out);
         }
         for l in leaders {
             let reach = self.reachable(net, l);
@@ -545,9 +530,16 @@ impl Kraft {
     }
 
     fn replicate(&mut self, id: u32, out: &mut KOut) {
+        let all: BTreeSet<u32> = (1..=VOTERS).collect();
+        self.replicate_to(id, &all, out);
+    }
+
+    /// Sends each follower in `to` what it has not been sent yet (log entries or a new high
+    /// watermark); nothing when it is up to date.
+    fn replicate_to(&mut self, id: u32, to: &BTreeSet<u32>, out: &mut KOut) {
         let v = self.voters.get_mut(&id).expect("voter");
         for o in 1..=VOTERS {
-            if o == id || v.sent.get(&o) == Some(&(v.log.len(), v.commit)) {
+            if o == id || !to.contains(&o) || v.sent.get(&o) == Some(&(v.log.len(), v.commit)) {
                 continue;
             }
             v.sent.insert(o, (v.log.len(), v.commit));
