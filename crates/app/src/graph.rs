@@ -410,7 +410,7 @@ fn render_node(n: &NodeView, c: Pt, hw: f64, hh: f64, view: &View, acting: usize
                     }
                     if n.zk_controller {
                         <g class="badge badge-zk" transform={format!("translate(0,{})", f1(-hh - 9.0))}>
-                            <rect x="-44" y="-9" width="88" height="16" rx="8" />
+                            <rect x="-49" y="-9" width="98" height="16" rx="8" />
                             <text y="3" text-anchor="middle">{"holds /controller"}</text>
                         </g>
                     }
