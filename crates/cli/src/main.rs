@@ -97,13 +97,13 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
     let mut seed = None;
     let mut until = None;
     let mut json = false;
-    let mut mode = Mode::Legacy;
+    let mut mode = None;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
             "--mode" => {
                 let v = args.get(i + 1).ok_or_else(|| Fail("--mode needs a value".into()))?;
-                mode = Mode::parse(v).map_err(Fail)?;
+                mode = Some(Mode::parse(v).map_err(Fail)?);
                 i += 1;
             }
             "--seed" => {
@@ -123,6 +123,8 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
     }
     let spec = spec.ok_or_else(|| Fail(format!("run needs a scenario\n{USAGE}")))?;
     let scenario = load(&spec)?;
+    // A scenario saved by the playground names its mode; --mode overrides it.
+    let mode = mode.or(scenario.mode).unwrap_or_default();
     let mut world =
         World::with_mode(&scenario, seed.unwrap_or(scenario.seed), mode).map_err(|e| Fail(format!("{spec}: {e}")))?;
     let end = until.unwrap_or(world.config().end_ms).min(world.config().end_ms);

@@ -189,3 +189,31 @@ fn explore_rejects_bad_arguments() {
     assert_bad(&["explore", "--property", "x"], "unknown property 'x'");
     assert_bad(&["explore", "--budget-schedules"], "--budget-schedules needs a value");
 }
+
+/// A scenario saved by the playground names its mode and places faults by step; `run` honours
+/// both, and `--mode` still overrides the file's mode.
+#[test]
+fn a_playground_export_runs_in_its_saved_mode_with_faults_by_step() {
+    let dir = std::env::temp_dir().join(format!("splitbrain-cli-export-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let base = splitbrain_sim::scenario::builtin("seed-incident").unwrap();
+    let mut saved = base.clone();
+    saved.mode = Some(splitbrain_sim::scenario::Mode::Fenced);
+    let path = dir.join("fenced.json");
+    std::fs::write(&path, saved.to_json()).unwrap();
+    let p = path.to_str().unwrap();
+    let fenced = final_state(&sb(&["run", p, "--json"]));
+    assert_eq!(fenced["mode"], "fenced");
+    assert_eq!(final_state(&sb(&["run", p, "--json", "--mode", "legacy"]))["mode"], "legacy");
+    // A crash of broker 2 placed right after step 5 changes the run.
+    saved.after_steps = vec![splitbrain_sim::scenario::StepFault {
+        after_step: 5,
+        command: splitbrain_sim::Command::Crash { node: splitbrain_sim::NodeId::Broker(2) },
+    }];
+    std::fs::write(&path, saved.to_json()).unwrap();
+    let o = sb(&["run", p, "--json"]);
+    let sixth: serde_json::Value = serde_json::from_str(stdout(&o).lines().nth(5).unwrap()).unwrap();
+    assert!(sixth["line"].as_str().unwrap().contains("crash"), "{sixth}");
+    assert_ne!(final_state(&o), fenced);
+    let _ = std::fs::remove_dir_all(&dir);
+}

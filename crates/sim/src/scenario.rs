@@ -34,6 +34,13 @@ pub struct Scenario {
     /// Timed faults.
     #[serde(default)]
     pub script: Vec<ScriptEntry>,
+    /// Faults made by hand in the playground, each applied right after the run's `after_step`-th
+    /// step: a step number is exact where a time could fall between two events of one millisecond.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub after_steps: Vec<StepFault>,
+    /// The behaviour the scenario was saved under; `--mode` and the page's picker override it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<Mode>,
     /// Stop at this virtual time (default: 30 s after the last scripted fault).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end_ms: Option<u64>,
@@ -151,6 +158,17 @@ pub struct ScriptEntry {
     pub command: Command,
 }
 
+/// A fault placed by step number rather than by time (see [`Scenario::after_steps`]).
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepFault {
+    /// Applied right after this many steps of the run.
+    pub after_step: u64,
+    /// The fault.
+    #[serde(rename = "do")]
+    pub command: Command,
+}
+
 /// Which Kafka behaviour the brokers run. A scenario runs unchanged in each.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -234,6 +252,8 @@ pub struct Config {
     pub end_ms: u64,
     /// Kafka behaviour.
     pub mode: Mode,
+    /// [`Scenario::after_steps`], sorted by step.
+    pub after_steps: Vec<(u64, Command)>,
 }
 
 impl Config {
@@ -382,9 +402,8 @@ impl Scenario {
                 return err(format!("consumers lists client id {} twice", cs.id));
             }
         }
-        let mut last = 0;
-        for (i, e) in self.script.iter().enumerate() {
-            for n in e.command.nodes() {
+        let check = |what: String, cmd: &Command| -> Result<(), ScenarioError> {
+            for n in cmd.nodes() {
                 let known = match n {
                     NodeId::Zk => true,
                     NodeId::Broker(b) => brokers.contains(&b),
@@ -393,14 +412,27 @@ impl Scenario {
                 };
                 if !known {
                     return err(format!(
-                        "script[{i}] ({}): unknown node {n}; nodes are {}",
-                        e.command.describe(),
+                        "{what} ({}): unknown node {n}; nodes are {}",
+                        cmd.describe(),
                         node_list(&brokers, &ids)
                     ));
                 }
             }
-            validate_command(&e.command).map_err(|m| ScenarioError(format!("script[{i}]: {m}")))?;
+            validate_command(cmd).map_err(|m| ScenarioError(format!("{what}: {m}")))
+        };
+        let mut last = 0;
+        for (i, e) in self.script.iter().enumerate() {
+            check(format!("script[{i}]"), &e.command)?;
             last = last.max(e.at_ms);
+        }
+        let mut after_steps: Vec<(u64, Command)> = Vec::with_capacity(self.after_steps.len());
+        for (i, f) in self.after_steps.iter().enumerate() {
+            check(format!("after_steps[{i}]"), &f.command)?;
+            after_steps.push((f.after_step, f.command.clone()));
+        }
+        after_steps.sort_by_key(|(s, _)| *s);
+        if let Some(w) = after_steps.windows(2).find(|w| w[0].0 == w[1].0) {
+            return err(format!("after_steps lists step {} twice; one fault per step", w[0].0));
         }
         let end_ms = self.end_ms.unwrap_or(last + 30_000);
         if end_ms < last {
@@ -420,7 +452,8 @@ impl Scenario {
             replica_lag_ms: c.replica_lag_time_max_ms,
             consumers: self.consumers.clone(),
             end_ms,
-            mode: Mode::Legacy,
+            mode: self.mode.unwrap_or_default(),
+            after_steps,
         })
     }
 }

@@ -106,6 +106,33 @@ impl Timeline {
         &self.user
     }
 
+    /// The scenario with the user's faults in it (at the steps they were made), the run's seed
+    /// and `mode`: a file that `splitbrain run` and the playground replay to this same run. A
+    /// scenario fault due at a step the user took is dropped, as the run dropped it.
+    pub fn scenario_with_user_faults(&self, mode: Mode) -> Scenario {
+        let mut s = self.scenario.clone();
+        if let Some(w) = self.worlds.first() {
+            s.seed = w.seed();
+            s.end_ms = Some(w.config().end_ms);
+        }
+        s.mode = Some(mode);
+        s.after_steps.retain(|f| !self.user.iter().any(|u| u.at_step == f.after_step));
+        s.after_steps.extend(
+            self.user.iter().map(|u| crate::scenario::StepFault { after_step: u.at_step, command: u.command.clone() }),
+        );
+        s.after_steps.sort_by_key(|f| f.after_step);
+        if !self.user.is_empty() {
+            let n = self.user.len();
+            s.description = alloc::format!(
+                "{}{}With {n} fault{} made in the playground.",
+                s.description,
+                if s.description.is_empty() { "" } else { " " },
+                if n == 1 { "" } else { "s" }
+            );
+        }
+        s
+    }
+
     /// Computes one more step at the end; false when the run is over.
     fn extend(&mut self) -> bool {
         if self.worlds.len() > self.limit {

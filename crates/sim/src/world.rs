@@ -149,7 +149,7 @@ impl World {
 
     /// Same, with another seed.
     pub fn with_seed(scenario: &Scenario, seed: u64) -> Result<World, ScenarioError> {
-        Self::with_mode(scenario, seed, Mode::Legacy)
+        Self::with_mode(scenario, seed, scenario.mode.unwrap_or_default())
     }
 
     /// Same, with another seed and Kafka behaviour.
@@ -414,7 +414,8 @@ impl World {
 
     /// True when nothing more will happen before the scenario's end.
     pub fn finished(&self) -> bool {
-        self.queue.peek_time().map(|t| t > self.cfg.end_ms).unwrap_or(true)
+        let step_fault_due = self.cfg.after_steps.binary_search_by_key(&self.step, |(s, _)| *s).is_ok();
+        !step_fault_due && self.queue.peek_time().map(|t| t > self.cfg.end_ms).unwrap_or(true)
     }
 
     /// Processes the next queued item, unless it lies past the scenario's end.
@@ -424,6 +425,11 @@ impl World {
 
     /// Processes the next queued item if it is due at or before `until_ms`.
     pub fn step_until(&mut self, until_ms: u64) -> Option<Event> {
+        // A fault placed by step number (a playground export) comes first, whatever the time.
+        if let Ok(i) = self.cfg.after_steps.binary_search_by_key(&self.step, |(s, _)| *s) {
+            let cmd = self.cfg.after_steps[i].1.clone();
+            return self.apply(&cmd).ok();
+        }
         let t = self.queue.peek_time()?;
         if t > until_ms {
             return None;

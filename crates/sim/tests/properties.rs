@@ -34,6 +34,8 @@ fn cluster(brokers: usize) -> Scenario {
         },
         consumers: vec![ConsumerSpec { id: 1, group: "payments-group".into() }],
         script: vec![],
+        after_steps: vec![],
+        mode: None,
         end_ms: Some(120_000),
         captions: vec![],
     }

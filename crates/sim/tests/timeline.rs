@@ -74,3 +74,41 @@ fn impossible_commands_are_refused_and_change_nothing() {
     assert_eq!(t.len(), before);
     assert!(!t.can_undo());
 }
+
+/// The playground's "scenario .json" export: the user's faults saved by step replay to the same
+/// run through the JSON file and a plain `World`, as `splitbrain run` does it.
+#[test]
+fn a_scenario_saved_with_user_faults_replays_to_the_same_run() {
+    use splitbrain_sim::scenario::{Mode, Scenario};
+    use splitbrain_sim::World;
+    for mode in [Mode::Legacy, Mode::Fenced, Mode::Kraft] {
+        let mut t = Timeline::with_mode(builtin("seed-incident").unwrap(), Some(7), mode).unwrap();
+        t.seek(40);
+        t.apply(Command::Cut { a: NodeId::Broker(2), b: NodeId::Zk, dir: Direction::Both }).unwrap();
+        t.seek(90);
+        t.apply(Command::Crash { node: NodeId::Broker(3) }).unwrap();
+        t.seek(91);
+        t.apply(Command::Heal { a: NodeId::Broker(2), b: NodeId::Zk, dir: Direction::Both }).unwrap();
+        t.compute_all();
+        let saved = t.scenario_with_user_faults(mode);
+        assert_eq!(saved.after_steps.len(), 3);
+        assert_eq!(saved.mode, Some(mode));
+        let reread = Scenario::from_json(&saved.to_json()).unwrap();
+        assert_eq!(reread, saved);
+        let mut w = World::new(&reread).unwrap();
+        let events = run_to_end(&mut w);
+        assert_eq!(events.len(), t.len(), "{mode:?}");
+        assert_eq!(&events[..], t.events(), "{mode:?}");
+        assert_eq!(w.summary(), t.world_at(t.len()).unwrap().summary());
+    }
+}
+
+#[test]
+fn two_faults_after_the_same_step_are_refused() {
+    use splitbrain_sim::scenario::{Scenario, StepFault};
+    let mut s: Scenario = builtin("clean-failover").unwrap();
+    let f = StepFault { after_step: 3, command: Command::Crash { node: NodeId::Broker(1) } };
+    s.after_steps = vec![f.clone(), f];
+    let e = Scenario::from_json(&s.to_json()).unwrap_err().to_string();
+    assert!(e.contains("after_steps lists step 3 twice"), "{e}");
+}
