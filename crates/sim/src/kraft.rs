@@ -631,12 +631,7 @@ impl Kraft {
         match p {
             Payload::RaftVote { epoch, candidate, last_epoch, last_index } => {
                 let v = self.voters.get_mut(&id).expect("voter");
-                if epoch > v.epoch {
-                    v.epoch = epoch;
-                    v.role = Role::Unattached;
-                    v.voted_for = None;
-                    v.leader = None;
-                }
+                v.observe_epoch(epoch);
                 let (me, mi) = v.last();
                 let up_to_date = (last_epoch, last_index as usize) >= (me, mi);
                 let has_live_leader = v.role == Role::Follower || v.role == Role::Leader;
@@ -659,10 +654,7 @@ impl Kraft {
             }
             Payload::RaftVoteResponse { epoch, granted } => {
                 let v = self.voters.get_mut(&id).expect("voter");
-                if epoch > v.epoch {
-                    v.epoch = epoch;
-                    v.role = Role::Unattached;
-                    v.voted_for = None;
+                if v.observe_epoch(epoch) {
                     return;
                 }
                 if v.role != Role::Candidate || epoch != v.epoch || !granted {
@@ -750,11 +742,7 @@ impl Kraft {
             }
             Payload::RaftAppendResponse { epoch, ok, matched } => {
                 let v = self.voters.get_mut(&id).expect("voter");
-                if epoch > v.epoch {
-                    v.epoch = epoch;
-                    v.role = Role::Unattached;
-                    v.leader = None;
-                    v.voted_for = None;
+                if v.observe_epoch(epoch) {
                     log(
                         out,
                         node,
@@ -792,6 +780,19 @@ impl Kraft {
 }
 
 impl Voter {
+    /// Raft's term rule: any higher epoch seen makes a node step down to Unattached (no vote, no
+    /// leader) in that epoch; returns whether the epoch was higher.
+    fn observe_epoch(&mut self, epoch: u32) -> bool {
+        if epoch <= self.epoch {
+            return false;
+        }
+        self.epoch = epoch;
+        self.role = Role::Unattached;
+        self.voted_for = None;
+        self.leader = None;
+        true
+    }
+
     fn last(&self) -> (u32, usize) {
         (self.log.last().map(|e| e.epoch).unwrap_or(0), self.log.len())
     }
