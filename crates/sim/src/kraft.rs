@@ -15,7 +15,7 @@
 use crate::effects::{Effect, Timer};
 use crate::event::EventKind;
 use crate::ids::{fmt_ids, BrokerId, NodeId, TopicPartition, NO_LEADER};
-use crate::message::Payload;
+use crate::message::{PartitionStateInfo, Payload};
 use crate::network::Network;
 use crate::rng::Rng;
 use crate::scenario::Config;
@@ -117,6 +117,22 @@ pub struct Part {
     pub leader_epoch: i32,
     /// Partition epoch.
     pub partition_epoch: i32,
+}
+
+impl Part {
+    /// The partition's state as a broker's metadata cache holds it (KRaft has no controller
+    /// epoch; the partition epoch stands in the zkVersion's place).
+    pub fn info(&self, tp: &TopicPartition) -> PartitionStateInfo {
+        PartitionStateInfo {
+            tp: tp.clone(),
+            leader: self.leader,
+            leader_epoch: self.leader_epoch,
+            isr: self.isr.clone(),
+            zk_version: self.partition_epoch,
+            controller_epoch: 0,
+            replicas: self.replicas.clone(),
+        }
+    }
 }
 
 /// The metadata image: the fold of the committed log.

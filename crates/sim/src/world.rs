@@ -741,36 +741,26 @@ impl World {
         br.partitions.clear();
         br.owned_offsets_partitions.clear();
         for (tp, p) in &img.partitions {
-            br.metadata.partitions.insert(
-                tp.clone(),
-                PartitionStateInfo {
-                    tp: tp.clone(),
-                    leader: p.leader,
-                    leader_epoch: p.leader_epoch,
-                    isr: p.isr.clone(),
-                    zk_version: p.partition_epoch,
-                    controller_epoch: 0,
-                    replicas: p.replicas.clone(),
-                },
-            );
-            if p.replicas.contains(&b) {
+            let info = p.info(tp);
+            if info.replicas.contains(&b) {
                 br.partitions.insert(
                     tp.clone(),
                     LocalPartition {
-                        leader: p.leader,
-                        leader_epoch: p.leader_epoch,
-                        isr: p.isr.clone(),
-                        zk_version: p.partition_epoch,
-                        controller_epoch: 0,
-                        replicas: p.replicas.clone(),
-                        is_leader: p.leader == b,
+                        leader: info.leader,
+                        leader_epoch: info.leader_epoch,
+                        isr: info.isr.clone(),
+                        zk_version: info.zk_version,
+                        controller_epoch: info.controller_epoch,
+                        replicas: info.replicas.clone(),
+                        is_leader: info.leader == b,
                         isr_write_failed_at: None,
                     },
                 );
             }
-            if p.leader == b && tp.topic == OFFSETS_TOPIC {
+            if info.leader == b && tp.topic == OFFSETS_TOPIC {
                 br.owned_offsets_partitions.insert(tp.partition);
             }
+            br.metadata.partitions.insert(tp.clone(), info);
         }
     }
 
