@@ -11,6 +11,7 @@ use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::fmt::Display;
 use serde::{Deserialize, Serialize};
 
 /// Which property is violated.
@@ -60,17 +61,7 @@ pub fn check<'a>(
     let registered: BTreeSet<BrokerId> = zk.children("/brokers/ids").iter().filter_map(|s| s.parse().ok()).collect();
     for (path, node) in zk.nodes() {
         if let ZData::PartitionState { state } = &node.data {
-            if state.leader == NO_LEADER {
-                let alive: Vec<BrokerId> = state.isr.iter().copied().filter(|r| registered.contains(r)).collect();
-                if !alive.is_empty() {
-                    let tp = tp_of(path);
-                    out.push(Alert {
-                        kind: AlertKind::LeaderlessWithLiveIsr,
-                        key: format!("leaderless:{tp}"),
-                        message: format!("{tp} has leader -1 although ISR member(s) {} are alive", fmt_ids(alive)),
-                    });
-                }
-            }
+            leaderless(|| tp_of(path), state.leader, &state.isr, &registered, "alive", &mut out);
         }
     }
     for b in brokers.filter(|b| b.alive && b.is_active() && b.controller.ctx.loaded) {
@@ -128,19 +119,34 @@ pub fn check_kraft<'a>(k: &crate::kraft::Kraft, consumers: impl Iterator<Item = 
     let img = k.image();
     let live = img.live();
     for (tp, p) in &img.partitions {
-        if p.leader == NO_LEADER {
-            let alive: Vec<BrokerId> = p.isr.iter().copied().filter(|r| live.contains(r)).collect();
-            if !alive.is_empty() {
-                out.push(Alert {
-                    kind: AlertKind::LeaderlessWithLiveIsr,
-                    key: format!("leaderless:{tp}"),
-                    message: format!("{tp} has leader -1 although ISR member(s) {} are unfenced", fmt_ids(alive)),
-                });
-            }
-        }
+        leaderless(|| tp, p.leader, &p.isr, &live, "unfenced", &mut out);
     }
     no_coordinator(consumers, &mut out);
     out
+}
+
+/// A partition with leader -1 while an ISR member is `live` (registered in ZooKeeper, unfenced in
+/// KRaft; `live_word` says which): the same test in every mode. `tp` is named only for an alert.
+fn leaderless<T: Display>(
+    tp: impl FnOnce() -> T,
+    leader: BrokerId,
+    isr: &[BrokerId],
+    live: &BTreeSet<BrokerId>,
+    live_word: &str,
+    out: &mut Vec<Alert>,
+) {
+    if leader != NO_LEADER {
+        return;
+    }
+    let alive: Vec<BrokerId> = isr.iter().copied().filter(|r| live.contains(r)).collect();
+    if !alive.is_empty() {
+        let tp = tp();
+        out.push(Alert {
+            kind: AlertKind::LeaderlessWithLiveIsr,
+            key: format!("leaderless:{tp}"),
+            message: format!("{tp} has leader -1 although ISR member(s) {} are {live_word}", fmt_ids(alive)),
+        });
+    }
 }
 
 /// A group whose consumer gets COORDINATOR_NOT_AVAILABLE (the same in every mode).
