@@ -27,26 +27,21 @@ fn stamp(ms: u64) -> String {
     format!("2018-03-{:02} {h:02}:{m:02}:{s:02},{milli:03}", 1 + d)
 }
 
+/// The log4j logger of a line by its prefix, searched in order (the first match wins; a line
+/// matching none is the simulator's own).
+const LOGGERS: &[(&str, &str)] = &[
+    ("[Controller", "kafka.controller.KafkaController"),
+    ("[ReplicaManager", "kafka.server.ReplicaManager"),
+    ("[Partition", "kafka.cluster.Partition"),
+    ("[ZkClient", "org.I0Itec.zkclient.ZkClient"),
+    ("[KafkaHealthcheck", "kafka.server.KafkaHealthcheck"),
+    ("[GroupCoordinator", "kafka.coordinator.group.GroupCoordinator"),
+    ("[Consumer", "org.apache.kafka.clients.consumer.internals.AbstractCoordinator"),
+    ("zk:", "org.apache.zookeeper.server.ZooKeeperServer"),
+];
+
 fn logger(line: &str) -> &'static str {
-    if line.starts_with("[Controller") {
-        "kafka.controller.KafkaController"
-    } else if line.starts_with("[ReplicaManager") {
-        "kafka.server.ReplicaManager"
-    } else if line.starts_with("[Partition") {
-        "kafka.cluster.Partition"
-    } else if line.starts_with("[ZkClient") {
-        "org.I0Itec.zkclient.ZkClient"
-    } else if line.starts_with("[KafkaHealthcheck") {
-        "kafka.server.KafkaHealthcheck"
-    } else if line.starts_with("[GroupCoordinator") {
-        "kafka.coordinator.group.GroupCoordinator"
-    } else if line.starts_with("[Consumer") {
-        "org.apache.kafka.clients.consumer.internals.AbstractCoordinator"
-    } else if line.starts_with("zk:") {
-        "org.apache.zookeeper.server.ZooKeeperServer"
-    } else {
-        "splitbrain.Simulator"
-    }
+    LOGGERS.iter().find(|(prefix, _)| line.starts_with(prefix)).map_or("splitbrain.Simulator", |(_, l)| l)
 }
 
 /// The log lines brokers and ZooKeeper wrote, in log4j layout (`[time] LEVEL message (logger)`),
