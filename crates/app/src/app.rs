@@ -1,5 +1,8 @@
 //! The page: header (scenario, seed, reset), the graph with its controls and story caption, the
 //! panels and the event log. One reducer ([`Model`]) holds the run.
+use crate::embed::{EmbedOptions, Panel};
+use crate::explorer::ExplorerPanel;
+use crate::export::ExportBar;
 use crate::graph::{Graph, InFlight};
 use crate::model::{Action, CutMode, Model, StepCaption};
 use crate::panels::{Alerts, ConsumerPanel, ControllerContextDiff, PartitionTable, ZkTree};
@@ -122,9 +125,9 @@ fn event_log(props: &LogProps) -> Html {
 }
 
 /// Marks the current line of the log and scrolls it into view inside the log (not the page).
-fn mark_current_line(cursor: usize) {
-    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
-    if let Ok(list) = doc.query_selector_all("#event-log .current") {
+/// Looks only inside `root`: a page may hold several widgets.
+fn mark_current_line(root: &Element, cursor: usize) {
+    if let Ok(list) = root.query_selector_all(".log .current") {
         for i in 0..list.length() {
             if let Some(el) = list.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
                 let _ = el.class_list().remove_1("current");
@@ -132,12 +135,15 @@ fn mark_current_line(cursor: usize) {
             }
         }
     }
-    let Some(el) = doc.get_element_by_id(&format!("ev-{cursor}")) else { return };
+    let Ok(Some(el)) = root.query_selector(&format!(".log [data-step='{cursor}']")) else { return };
+    let root = root.clone();
     let _ = el.class_list().add_1("current");
     let _ = el.set_attribute("aria-current", "step");
     // Scroll in the next animation frame: reading offsets now would force an extra layout.
     let scroll = move || {
-        let (Some(li), Some(box_)) = (el.dyn_ref::<HtmlElement>(), doc.get_element_by_id("log-scroll")) else { return };
+        let (Some(li), Ok(Some(box_))) = (el.dyn_ref::<HtmlElement>(), root.query_selector(".log-scroll")) else {
+            return;
+        };
         let Some(box_) = box_.dyn_ref::<HtmlElement>() else { return };
         let top = li.offset_top();
         let h = li.offset_height();
@@ -258,24 +264,49 @@ fn watch_partition(v: &View) -> Option<String> {
     v.consumers.first().map(|c| format!("__consumer_offsets-{}", c.coordinator_partition))
 }
 
-/// The page.
+/// Properties of [`App`]: none for the full playground, the options for an embedded widget.
+#[derive(Properties, PartialEq, Default)]
+pub struct AppProps {
+    /// Embedded: minimal chrome, chosen panels, keys only when focused.
+    #[prop_or_default]
+    pub embed: Option<Rc<EmbedOptions>>,
+}
+
+/// The page (or an embedded widget).
 #[function_component(App)]
-pub fn app() -> Html {
-    let model = use_reducer(Model::initial);
+pub fn app(props: &AppProps) -> Html {
+    let embed = props.embed.clone();
+    let model = {
+        let e = embed.clone();
+        use_reducer(move || match &e {
+            Some(o) => o.model(),
+            None => crate::share::model_from_location(),
+        })
+    };
+    let root = use_node_ref();
+    crate::share::use_hash_sync(&model, embed.is_none());
+    crate::share::use_hash_listener(&model, embed.is_none());
     let dispatch = {
         let m = model.dispatcher();
         Callback::from(move |a: Action| m.dispatch(a))
     };
     crate::debug::set_current(&model.tl);
 
-    // ←/→ keys, Home/End, n for the next story step.
+    // ←/→ keys, Home/End, n for the next story step: page-wide in the playground, only while
+    // focused in a widget (a page may hold several).
     {
         let d = model.dispatcher();
-        use_effect_with((), move |_| {
-            let doc = web_sys::window().and_then(|w| w.document());
-            let listener = doc.map(|doc| {
+        let root = root.clone();
+        use_effect_with(embed.is_some(), move |in_widget| {
+            // Effects run after the DOM is committed, so the root element exists here.
+            let target: Option<web_sys::EventTarget> = if *in_widget {
+                root.cast::<Element>().map(Into::into)
+            } else {
+                web_sys::window().and_then(|w| w.document()).map(Into::into)
+            };
+            let listener = target.map(|t| {
                 gloo::events::EventListener::new_with_options(
-                    &doc,
+                    &t,
                     "keydown",
                     gloo::events::EventListenerOptions::enable_prevent_default(),
                     move |e| {
@@ -326,10 +357,19 @@ pub fn app() -> Html {
         (t.cursor(), t.len())
     };
     // After every render: mark the current log line, record the render time.
-    use_effect_with((cursor, model.rev), move |(c, _)| {
-        mark_current_line(*c);
-        crate::debug::mark_rendered();
-    });
+    {
+        let root = root.clone();
+        let in_frame = embed.is_some();
+        use_effect_with((cursor, model.rev), move |(c, _)| {
+            if let Some(el) = root.cast::<Element>() {
+                mark_current_line(&el, *c);
+                if in_frame {
+                    crate::embed::post_height(&el);
+                }
+            }
+            crate::debug::mark_rendered();
+        });
+    }
 
     let view = Rc::new(model.tl.borrow().view());
     let watch = watch_partition(&view);
@@ -350,9 +390,22 @@ pub fn app() -> Html {
     let description = model.tl.borrow().scenario().description.clone();
     let stuck = view.consumers.iter().any(|c| c.status == "coordinator_not_available");
 
+    let full = embed.is_none();
+    let shows = |p: Panel| embed.as_ref().map(|o| o.shows(p)).unwrap_or(true);
+    let root_style = embed.as_ref().and_then(|o| o.height).map(|h| format!("height:{h}px;overflow:auto"));
+    let open_full = embed.as_ref().map(|o| format!("{}#{}", o.playground, crate::share::fragment_of(&model)));
+
     html! {
-        <div class="app" data-testid="app-root">
-            <Header model={model.clone()} dispatch={dispatch.clone()} />
+        <div ref={root.clone()} class={classes!("app", (!full).then_some("embedded"))} data-testid="app-root" style={root_style}
+            tabindex={(!full).then_some("0")} aria-label={(!full).then_some("splitbrain widget: ←/→ step when focused")}>
+            if full {
+                <Header model={model.clone()} dispatch={dispatch.clone()} />
+            } else {
+                <div class="embed-bar">
+                    <span class="embed-title"><span class="logo" aria-hidden="true">{"◐"}</span>{format!("splitbrain · {} · {}", model.source, mode_words(model.mode))}</span>
+                    <a class="open-full" data-testid="open-full" href={open_full.clone().unwrap_or_default()} target="_blank" rel="noopener">{"Open in the full playground ↗"}</a>
+                </div>
+            }
             if let Some(n) = &model.notice {
                 <div class={classes!("notice", if n.error { "error" } else { "info" })} role={if n.error { "alert" } else { "status" }} data-testid="notice">
                     <span>{n.text.clone()}</span>
@@ -373,53 +426,81 @@ pub fn app() -> Html {
                         </div>
                         <Graph view={view.clone()} cut_mode={model.cut_mode} watch_partition={watch.clone()} on_commands={on_commands} />
                         <InFlight view={view.clone()} />
-                        <p class="legend small">
-                            <span class="lg lg-acting">{"♛ acting controller (isActive)"}</span>
-                            <span class="lg lg-zkctl">{"holds /controller"}</span>
-                            <span class="lg lg-cut">{"✕ cut link"}</span>
-                            <span class="lg"><span class="dot m-zk"></span>{"ZK request/reply"}</span>
-                            <span class="lg"><span class="dot m-watch"></span>{"watch"}</span>
-                            <span class="lg"><span class="dot m-control"></span>{"LeaderAndIsr/UpdateMetadata"}</span>
-                            <span class="lg"><span class="dot m-client"></span>{"FindCoordinator"}</span>
-                            <span class="lg">{"★ leads the group's partition"}</span>
-                        </p>
-                        <p class="hint small">{"Drag a stroke across links to cut them; drag across (or click) a cut link to heal it. Keyboard: Tab to a link, Enter. ←/→ step, n = next story step."}</p>
+                        if full {
+                            <p class="legend small">
+                                <span class="lg lg-acting">{"♛ acting controller (isActive)"}</span>
+                                <span class="lg lg-zkctl">{"holds /controller"}</span>
+                                <span class="lg lg-cut">{"✕ cut link"}</span>
+                                <span class="lg"><span class="dot m-zk"></span>{"ZK request/reply"}</span>
+                                <span class="lg"><span class="dot m-watch"></span>{"watch"}</span>
+                                <span class="lg"><span class="dot m-control"></span>{"LeaderAndIsr/UpdateMetadata"}</span>
+                                <span class="lg"><span class="dot m-client"></span>{"FindCoordinator"}</span>
+                                <span class="lg">{"★ leads the group's partition"}</span>
+                            </p>
+                            <p class="hint small">{"Drag a stroke across links to cut them; drag across (or click) a cut link to heal it. Keyboard: Tab to a link, Enter. ←/→ step, n = next story step."}</p>
+                        }
                     </section>
                     <Controls cursor={cursor} len={len} time={fmt_time(view.time_ms)} playing={model.playing} speed={model.speed}
                         can_undo={model.undo.is_some()} undo_label={model.undo_label.clone()} has_next_caption={has_next} has_prev_caption={has_prev}
                         cut_mode={model.cut_mode} dispatch={dispatch.clone()} />
-                    <section class={classes!("card", "story", caption.as_ref().map(|c| c.step == cursor).unwrap_or(false).then_some("now"))} aria-live="polite" data-testid="story">
-                        if let Some(f) = model.forked_at.filter(|f| cursor > *f && !model.tl.borrow().scenario().captions.is_empty()) {
-                            <p class="forked" data-testid="story-forked">{format!("You changed the run at step {f}: from there on it is your own experiment, and the story captions no longer apply. Undo or Reset to follow the incident again.")}</p>
-                        }
-                        if let Some(c) = &caption {
-                            <p><span class="story-step">{format!("Step {}", c.step)}{ if c.step == cursor { "" } else { " (earlier)" } }</span>{" "}{c.text.clone()}</p>
-                        } else if model.mode != Mode::Legacy && !model.tl.borrow().scenario().captions.is_empty() {
-                            <p class="dim">{format!("{description} The story captions describe the legacy (0.11–1.0) run; this run uses the {} behaviour, so they are hidden.", model.mode.name())}</p>
-                        } else if !model.captions.is_empty() {
-                            <p class="dim">{format!("{} Press “Next story step” to follow the story ({} story steps).", description, model.captions.len())}</p>
-                        } else {
-                            <p class="dim">{description}</p>
-                        }
-                    </section>
-                    <section class="panel log-panel" aria-labelledby="log-h">
-                        <div class="panel-head"><h2 id="log-h">{"Event log"}</h2><span class="dim small">{format!("{} events · click a line to jump", len)}</span></div>
-                        <div class="log-scroll" id="log-scroll">
-                            <EventLog events={model.events.clone()} captions={model.captions.clone()} on_jump={on_jump} />
+                    if full {
+                        <div class="card share-row">
+                            <crate::share::ShareBar model={model.clone()} />
+                            <ExportBar model={model.clone()} root={root.clone()} />
                         </div>
-                    </section>
+                    }
+                    if shows(Panel::Story) {
+                        <section class={classes!("card", "story", caption.as_ref().map(|c| c.step == cursor).unwrap_or(false).then_some("now"))} aria-live="polite" data-testid="story">
+                            if let Some(f) = model.forked_at.filter(|f| cursor > *f && !model.tl.borrow().scenario().captions.is_empty()) {
+                                <p class="forked" data-testid="story-forked">{format!("You changed the run at step {f}: from there on it is your own experiment, and the story captions no longer apply. Undo or Reset to follow the incident again.")}</p>
+                            }
+                            if let Some(c) = &caption {
+                                <p><span class="story-step">{format!("Step {}", c.step)}{ if c.step == cursor { "" } else { " (earlier)" } }</span>{" "}{c.text.clone()}</p>
+                            } else if model.mode != Mode::Legacy && !model.tl.borrow().scenario().captions.is_empty() {
+                                <p class="dim">{format!("{description} The story captions describe the legacy (0.11–1.0) run; this run uses the {} behaviour, so they are hidden.", model.mode.name())}</p>
+                            } else if !model.captions.is_empty() {
+                                <p class="dim">{format!("{} Press “Next story step” to follow the story ({} story steps).", description, model.captions.len())}</p>
+                            } else {
+                                <p class="dim">{description}</p>
+                            }
+                        </section>
+                    }
+                    if shows(Panel::Log) {
+                        <section class="panel log-panel" aria-label="Event log">
+                            <div class="panel-head"><h2>{"Event log"}</h2><span class="dim small">{format!("{} events · click a line to jump", len)}</span></div>
+                            <div class="log-scroll" id={full.then_some("log-scroll")}>
+                                <EventLog events={model.events.clone()} captions={model.captions.clone()} on_jump={on_jump} />
+                            </div>
+                        </section>
+                    }
                 </div>
                 <div class="side">
-                    <ConsumerPanel consumers={Rc::new(view.consumers.clone())} partitions={Rc::new(view.partitions.clone())} />
-                    <Alerts alerts={Rc::new(view.alerts.clone())} />
-                    <ControllerContextDiff controllers={Rc::new(view.controllers.clone())} watch_partition={watch.clone()} zk_controller={view.zk_controller} />
-                    <PartitionTable partitions={Rc::new(view.partitions.clone())} watch_partition={watch.clone()} kraft={model.mode == Mode::Kraft} />
+                    if full {
+                        <ExplorerPanel mode={model.mode} base={model.tl.borrow().scenario().clone()} on_load={dispatch.clone()} />
+                    }
+                    if shows(Panel::Consumer) {
+                        <ConsumerPanel consumers={Rc::new(view.consumers.clone())} partitions={Rc::new(view.partitions.clone())} />
+                    }
+                    if shows(Panel::Alerts) {
+                        <Alerts alerts={Rc::new(view.alerts.clone())} />
+                    }
+                    if shows(Panel::Controller) {
+                        <ControllerContextDiff controllers={Rc::new(view.controllers.clone())} watch_partition={watch.clone()} zk_controller={view.zk_controller} />
+                    }
+                    if shows(Panel::Partitions) {
+                        <PartitionTable partitions={Rc::new(view.partitions.clone())} watch_partition={watch.clone()} kraft={model.mode == Mode::Kraft} />
+                    }
                 </div>
-                <ZkTree znodes={Rc::new(view.zk_tree.clone())} watch_partition={watch} />
+                if shows(Panel::Zk) {
+                    <ZkTree znodes={Rc::new(view.zk_tree.clone())} watch_partition={watch} />
+                }
             </main>
-            <footer class="foot small dim">
-                {"splitbrain — a deterministic simulation of Kafka 0.11–1.0's ZooKeeper-based controller. Same scenario + seed + actions = same run."}
-            </footer>
+            if full {
+                <footer class="foot small dim">
+                    {"splitbrain — a deterministic simulation of Kafka 0.11–1.0's ZooKeeper-based controller. Same scenario + seed + actions = same run. "}
+                    <a href="docs.html">{"Embedding and exports"}</a>{" · "}<a href="blog-sample.html">{"a sample post with three embedded moments"}</a>
+                </footer>
+            }
         </div>
     }
 }

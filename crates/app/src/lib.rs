@@ -7,25 +7,24 @@
 
 pub mod app;
 pub mod debug;
+pub mod embed;
+pub mod explorer;
+pub mod export;
 pub mod geometry;
 pub mod graph;
 pub mod model;
 pub mod panels;
+pub mod share;
 
 pub use app::App;
 
-/// Starts the page: the panic banner, the `window.splitbrain` hook, and the app in `#app`
-/// (or `<body>` when there is no such element).
+/// Starts the page: the panic banner, the `window.splitbrain` hook, and the app in `#app`. A page
+/// without `#app` (embed.html, docs, a blog post) mounts widgets itself with [`embed::mount`].
 pub fn start() {
     debug::install_panic_hook();
     debug::install_window_hook();
     let root = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("app"));
-    match root {
-        Some(el) => {
-            yew::Renderer::<App>::with_root(el).render();
-        }
-        None => {
-            yew::Renderer::<App>::new().render();
-        }
+    if let Some(el) = root {
+        yew::Renderer::<App>::with_root(el).render();
     }
 }

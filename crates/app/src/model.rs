@@ -156,6 +156,8 @@ pub enum Action {
     RandomSeed(u64),
     /// Restart the scenario (same seed) with another Kafka behaviour.
     SetMode(Mode),
+    /// Open a permalink fragment (the address bar's fragment changed).
+    OpenLink(String),
     /// Hide the notice.
     Dismiss,
 }
@@ -217,6 +219,17 @@ impl Model {
             .expect("the fallback scenario builds");
         let mut m = Model::from_timeline(tl, "empty".into());
         m.notice = Some(Notice { error: true, text: problems.join("; ") });
+        m
+    }
+
+    /// A model for a run restored from a permalink: its timeline (cursor at the saved step), the
+    /// scenario's name and the mode it ran under.
+    pub fn from_restored(tl: Timeline, source: String, mode: Mode) -> Model {
+        let cursor = tl.cursor();
+        let mut m = Model::from_timeline(tl, source);
+        m.mode = mode;
+        m.refresh_events();
+        m.tl.borrow_mut().seek(cursor);
         m
     }
 
@@ -426,7 +439,13 @@ impl Reducible for Model {
             }
             Action::LoadJson { name, text } => {
                 let s = Scenario::from_json(&text).map_err(|e| e.to_string());
+                // A file saved by the playground names the behaviour it ran under.
+                let (old, saved) = (m.mode, s.as_ref().ok().and_then(|s| s.mode));
+                m.mode = saved.unwrap_or(old);
                 m.load(s, name.clone(), None, &format!("'{name}'"));
+                if m.notice.as_ref().map(|n| n.error).unwrap_or(false) {
+                    m.mode = old;
+                }
             }
             Action::FileError(e) => m.notice = Some(Notice { error: true, text: e }),
             Action::SeedText(t) => m.seed_text = t,
@@ -461,6 +480,11 @@ impl Reducible for Model {
                 if m.notice.as_ref().map(|n| n.error).unwrap_or(false) {
                     m.mode = old;
                 }
+            }
+            Action::OpenLink(fragment) => {
+                let rev = m.rev;
+                m = crate::share::model_for_fragment(&fragment);
+                m.rev = rev;
             }
             Action::Dismiss => m.notice = None,
         }

@@ -1,0 +1,288 @@
+//! The embeddable widget: options read from an iframe's query string (`embed.html?…`) or from a
+//! `<div data-splitbrain data-…>` mounted by `splitbrain-embed.js`, and the [`mount`] export.
+//! Every option is a string, parsed here once; an unknown key or a bad value becomes a visible
+//! message, never a failure, so a typo in a blog post still shows a working widget.
+use crate::model::DEFAULT_SCENARIO;
+use crate::model::{Model, Notice};
+use splitbrain_sim::scenario::{builtin, Mode};
+use splitbrain_sim::Timeline;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use web_sys::Element;
+
+/// The optional panels an embed can show under the graph and the step controls.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Panel {
+    /// Story caption.
+    Story,
+    /// Event log.
+    Log,
+    /// Partition table.
+    Partitions,
+    /// Controller cache vs ZooKeeper.
+    Controller,
+    /// Consumer group and its coordinator.
+    Consumer,
+    /// Alerts.
+    Alerts,
+    /// ZooKeeper tree.
+    Zk,
+}
+
+impl Panel {
+    /// All panels with their option names.
+    pub const ALL: [(&'static str, Panel); 7] = [
+        ("story", Panel::Story),
+        ("log", Panel::Log),
+        ("partitions", Panel::Partitions),
+        ("controller", Panel::Controller),
+        ("consumer", Panel::Consumer),
+        ("alerts", Panel::Alerts),
+        ("zk", Panel::Zk),
+    ];
+}
+
+/// Where the widget starts and what it shows.
+#[derive(Clone, PartialEq, Debug)]
+pub struct EmbedOptions {
+    /// A permalink fragment (`v1.…`); wins over scenario/mode/seed/step.
+    pub link: Option<String>,
+    /// A built-in scenario's name.
+    pub scenario: String,
+    /// Kafka behaviour.
+    pub mode: Mode,
+    /// Seed (the scenario's own when absent).
+    pub seed: Option<u64>,
+    /// Step shown first (`usize::MAX` for the end).
+    pub step: usize,
+    /// Panels shown.
+    pub panels: Vec<Panel>,
+    /// Start playing.
+    pub autoplay: bool,
+    /// Fixed height in CSS pixels (scrolls inside); none = as tall as the content.
+    pub height: Option<u32>,
+    /// The full playground's URL, for the "open in the full playground" link.
+    pub playground: String,
+    /// What could not be understood, shown as a message.
+    pub problems: Vec<String>,
+}
+
+impl Default for EmbedOptions {
+    fn default() -> Self {
+        EmbedOptions {
+            link: None,
+            scenario: DEFAULT_SCENARIO.to_string(),
+            mode: Mode::Legacy,
+            seed: None,
+            step: 0,
+            panels: vec![Panel::Story],
+            autoplay: false,
+            height: None,
+            playground: "./index.html".into(),
+            problems: Vec::new(),
+        }
+    }
+}
+
+fn clip(s: &str) -> String {
+    let mut c: String = s.chars().take(40).collect();
+    if s.chars().count() > 40 {
+        c.push('…');
+    }
+    c
+}
+
+impl EmbedOptions {
+    /// Parses `key=value` pairs (a query string's or a div's `data-*` attributes).
+    pub fn parse<I, K, V>(pairs: I) -> EmbedOptions
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: AsRef<str>,
+        V: AsRef<str>,
+    {
+        let mut o = EmbedOptions::default();
+        for (k, v) in pairs {
+            let (k, v) = (k.as_ref().trim(), v.as_ref().trim());
+            match k {
+                "link" => o.link = Some(v.trim_start_matches('#').to_string()),
+                "scenario" => match builtin(v) {
+                    Some(_) => o.scenario = v.to_string(),
+                    None => o.problems.push(format!("there is no built-in scenario '{}'", clip(v))),
+                },
+                "mode" => match Mode::parse(v) {
+                    Ok(m) => o.mode = m,
+                    Err(e) => o.problems.push(e),
+                },
+                "seed" => match v.parse() {
+                    Ok(s) => o.seed = Some(s),
+                    Err(_) => o.problems.push(format!("seed '{}' is not a whole number", clip(v))),
+                },
+                "step" => match v {
+                    "end" => o.step = usize::MAX,
+                    _ => match v.parse() {
+                        Ok(s) => o.step = s,
+                        Err(_) => o.problems.push(format!("step '{}' is not a step number or 'end'", clip(v))),
+                    },
+                },
+                "panels" => {
+                    o.panels.clear();
+                    for name in v.split(',').map(str::trim).filter(|n| !n.is_empty() && *n != "none") {
+                        match Panel::ALL.iter().find(|(n, _)| *n == name) {
+                            Some((_, p)) if !o.panels.contains(p) => o.panels.push(*p),
+                            Some(_) => {}
+                            None => o.problems.push(format!(
+                                "there is no panel '{}' (panels: {})",
+                                clip(name),
+                                Panel::ALL.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                            )),
+                        }
+                    }
+                }
+                "autoplay" => match v {
+                    "" | "1" | "true" | "yes" => o.autoplay = true,
+                    "0" | "false" | "no" => o.autoplay = false,
+                    _ => o.problems.push(format!("autoplay '{}' is not true or false", clip(v))),
+                },
+                "height" => match v.trim_end_matches("px").parse::<u32>() {
+                    Ok(h) if (120..=4000).contains(&h) => o.height = Some(h),
+                    _ => o.problems.push(format!("height '{}' is not a number of pixels from 120 to 4000", clip(v))),
+                },
+                "playground" => {
+                    // Only plain relative or http(s) URLs: never `javascript:` or `data:`.
+                    let lower = v.to_ascii_lowercase();
+                    if lower.starts_with("http://") || lower.starts_with("https://") || !lower.contains(':') {
+                        o.playground = v.to_string();
+                    } else {
+                        o.problems.push(format!("playground URL '{}' is not an http(s) or relative URL", clip(v)));
+                    }
+                }
+                // The marker attribute of a mounted div, test ids and cache-busting parameters.
+                "splitbrain" | "testid" | "v" | "" => {}
+                _ => o.problems.push(format!("unknown option '{}'", clip(k))),
+            }
+        }
+        o
+    }
+
+    /// Whether a panel is shown.
+    pub fn shows(&self, p: Panel) -> bool {
+        self.panels.contains(&p)
+    }
+
+    /// The model the widget starts with; problems become its notice.
+    pub fn model(&self) -> Model {
+        let mut m = match &self.link {
+            Some(l) => crate::share::model_for_fragment(l),
+            None => {
+                let s = builtin(&self.scenario).ok_or_else(|| format!("unknown built-in '{}'", self.scenario));
+                match s.and_then(|s| Timeline::with_mode(s, self.seed, self.mode).map_err(|e| e.to_string())) {
+                    Ok(tl) => {
+                        let m = Model::from_restored(tl, self.scenario.clone(), self.mode);
+                        m.tl.borrow_mut().seek(self.step);
+                        m
+                    }
+                    Err(e) => {
+                        let mut m = Model::initial();
+                        m.notice = Some(Notice { error: true, text: format!("Could not start the widget: {e}.") });
+                        m
+                    }
+                }
+            }
+        };
+        if !self.problems.is_empty() {
+            let text = format!("Embed options ignored: {}.", self.problems.join("; "));
+            m.notice = Some(match m.notice.take() {
+                Some(n) => Notice { error: true, text: format!("{} {text}", n.text) },
+                None => Notice { error: true, text },
+            });
+        }
+        m.playing = self.autoplay;
+        m
+    }
+}
+
+/// Mounts a widget into `element`. Options come from the element's `data-*` attributes and,
+/// overriding them, from `options` (a plain object of strings, or undefined).
+#[wasm_bindgen]
+pub fn mount(element: Element, options: JsValue) -> Result<(), JsValue> {
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    let attrs = element.attributes();
+    for i in 0..attrs.length() {
+        if let Some(a) = attrs.item(i) {
+            if let Some(k) = a.name().strip_prefix("data-") {
+                pairs.push((k.to_string(), a.value()));
+            }
+        }
+    }
+    if !options.is_undefined() && !options.is_null() {
+        let extra: std::collections::BTreeMap<String, String> = serde_wasm_bindgen::from_value(options)
+            .map_err(|e| JsValue::from_str(&format!("splitbrain.mount: options must be an object of strings: {e}")))?;
+        pairs.extend(extra);
+    }
+    let opts = EmbedOptions::parse(pairs);
+    crate::debug::install_panic_hook();
+    crate::debug::install_window_hook();
+    element.set_inner_html("");
+    yew::Renderer::<crate::App>::with_root_and_props(element, crate::app::AppProps { embed: Some(Rc::new(opts)) })
+        .render();
+    Ok(())
+}
+
+/// Tells the parent page (when inside an iframe) how tall the widget is, so it can size the
+/// iframe: `{type: "splitbrain:height", height}`.
+pub fn post_height(root: &Element) {
+    let Some(w) = web_sys::window() else { return };
+    let Ok(Some(parent)) = w.parent() else { return };
+    if parent == w {
+        return;
+    }
+    let h = root.scroll_height().max(root.get_bounding_client_rect().height().ceil() as i32);
+    let msg = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&msg, &"type".into(), &"splitbrain:height".into());
+    let _ = js_sys::Reflect::set(&msg, &"height".into(), &JsValue::from(h));
+    let _ = parent.post_message(&msg, "*");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn parses_every_option_and_reports_bad_ones() {
+        let o = EmbedOptions::parse([
+            ("scenario", "clean-failover"),
+            ("mode", "fenced"),
+            ("step", "42"),
+            ("panels", "log, partitions,bogus"),
+            ("autoplay", "1"),
+            ("height", "480px"),
+            ("seed", "x"),
+            ("playground", "javascript:alert(1)"),
+            ("colour", "red"),
+        ]);
+        assert_eq!(o.scenario, "clean-failover");
+        assert_eq!(o.mode, Mode::Fenced);
+        assert_eq!(o.step, 42);
+        assert_eq!(o.panels, vec![Panel::Log, Panel::Partitions]);
+        assert!(o.autoplay);
+        assert_eq!(o.height, Some(480));
+        assert_eq!(o.seed, None);
+        assert_eq!(o.playground, "./index.html");
+        let all = o.problems.join(" | ");
+        for needle in ["panel 'bogus'", "seed 'x'", "playground URL", "unknown option 'colour'"] {
+            assert!(all.contains(needle), "{needle} missing in {all}");
+        }
+        assert_eq!(o.problems.len(), 4);
+    }
+
+    #[test]
+    fn defaults_and_end() {
+        let o = EmbedOptions::parse([("step", "end"), ("panels", "none")]);
+        assert_eq!(o.step, usize::MAX);
+        assert!(o.panels.is_empty());
+        assert!(o.problems.is_empty());
+        assert_eq!(EmbedOptions::parse(Vec::<(String, String)>::new()), EmbedOptions::default());
+    }
+}

@@ -1,0 +1,90 @@
+// Embedding: the sample blog post's three iframes each reach their moment of the seed incident and
+// size themselves through postMessage; the docs page mounts a widget into a div; keys step only the
+// focused widget; "open in the full playground" opens the same step; bad embed options are named
+// in a message and never inserted as HTML.
+
+async function widgetIn(frame) {
+  await frame.waitForSelector('[data-testid=app-root] svg.graph [data-node=b1]', { timeout: 30_000 });
+  return frame;
+}
+
+const info = (f) => f.textContent('[data-testid=step-info]');
+
+export async function run({ page, baseUrl, screenshot, assert }) {
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(baseUrl + 'blog-sample.html', { waitUntil: 'load' });
+  const moments = [
+    ['moment-elected', 16, /Broker 1 wins the race/],
+    ['moment-stale', 105, /Broker 2 loads every partition state/],
+    ['moment-leaderless', 391, /removing replica 1 from the ISR re-reads ZooKeeper/],
+  ];
+  for (const [id, step, caption] of moments) {
+    const handle = await page.$(`iframe[data-testid=${id}]`);
+    await handle.scrollIntoViewIfNeeded();
+    const frame = await widgetIn(await handle.contentFrame());
+    assert.match(await info(frame), new RegExp(`^step ${step} / 657`), `${id} is at step ${step}`);
+    assert.match(await frame.textContent('[data-testid=story]'), caption, `${id} caption`);
+    // The parent sized the iframe to the height the widget reported.
+    await page.waitForFunction((id) => {
+      const f = document.querySelector(`iframe[data-testid=${id}]`);
+      return f.style.height && Math.abs(f.getBoundingClientRect().height - f.contentDocument.documentElement.scrollHeight) < 40;
+    }, id, { timeout: 10_000 });
+  }
+  const last = await (await page.$('iframe[data-testid=moment-leaderless]')).contentFrame();
+  assert.match(await last.textContent('[data-testid=partition-table]'), /-1/);
+  assert.match(await last.textContent('[data-testid=partition-table]'), /p3 ★ coordinator of the group⚠ -1 \(none\)\[2\]/);
+  await screenshot('1-blog-sample');
+
+  // Keys step only the focused widget.
+  const first = await (await page.$('iframe[data-testid=moment-elected]')).contentFrame();
+  await first.focus('[data-testid=app-root]');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  assert.match(await info(first), /^step 18 \//);
+  const stale = await (await page.$('iframe[data-testid=moment-stale]')).contentFrame();
+  assert.match(await info(stale), /^step 105 \//, 'the other widget did not move');
+
+  // "Open in the full playground" carries the run and step.
+  const href = await last.getAttribute('[data-testid=open-full]', 'href');
+  assert.match(href, /^\.\/index\.html#v1\./);
+  const full = await page.context().newPage();
+  await full.goto(new URL(href, baseUrl + 'embed.html').href, { waitUntil: 'load' });
+  await full.waitForFunction(() => window.splitbrain && window.splitbrain.step() === 391, null, { timeout: 30_000 });
+  assert.ok(await full.isVisible('[data-testid=export-bar]'), 'the full playground, not the widget');
+  await full.close();
+
+  // The docs page: an iframe and a div mounted by splitbrain-embed.js.
+  await page.goto(baseUrl + 'docs.html', { waitUntil: 'load' });
+  await page.waitForSelector('[data-testid=docs-div] [data-testid=app-root] svg.graph [data-node=b1]', { timeout: 30_000 });
+  assert.match(await page.textContent('[data-testid=docs-div] [data-testid=step-info]'), /^step 105 \//);
+  assert.equal(await page.locator('[data-testid=docs-div] [data-testid=notice]').count(), 0, 'no message about options');
+  assert.ok(await page.isVisible('[data-testid=docs-div] [data-testid=controller-diff]'), 'controller panel shown');
+  assert.equal(await page.locator('[data-testid=docs-div] [data-testid=partition-table]').count(), 0, 'only the panels asked for');
+  const docFrame = await widgetIn(await (await page.$('iframe[data-testid=docs-iframe]')).contentFrame());
+  assert.match(await info(docFrame), /^step 391 \//);
+  await screenshot('2-docs');
+
+  // Bad options: named in a message, widget still starts, nothing inserted as HTML.
+  const xss = encodeURIComponent('<img src=x onerror="parent.__pwned=1">');
+  await page.goto(
+    `${baseUrl}embed.html?scenario=${xss}&step=abc&panels=story,${xss}&height=5&playground=javascript:alert(1)&mode=turbo`,
+    { waitUntil: 'load' },
+  );
+  await widgetIn(page);
+  const notice = await page.textContent('[data-testid=notice]');
+  for (const needle of ["no built-in scenario '<img", "step 'abc'", "no panel '<img", "height '5'", 'playground URL', 'turbo']) {
+    assert.ok(notice.includes(needle), `notice names ${needle}: ${notice}`);
+  }
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  assert.equal(await page.locator('img').count(), 0, 'no element from the URL');
+  assert.match(await page.getAttribute('[data-testid=open-full]', 'href'), /^\.\/index\.html#v1\./);
+  assert.match(await info(page), /^step 0 \//);
+  await screenshot('3-bad-options');
+
+  // A broken link option: message, default scenario.
+  await page.goto(`${baseUrl}embed.html?link=v1.AAAA`, { waitUntil: 'load' });
+  await widgetIn(page);
+  assert.match(await page.textContent('[data-testid=notice]'), /This link could not be opened/);
+  assert.deepEqual(errors, []);
+}
