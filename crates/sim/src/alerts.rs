@@ -3,10 +3,10 @@
 //! active controller whose cache disagrees with ZooKeeper; a consumer group without a coordinator.
 use crate::broker::Broker;
 use crate::consumer::{Consumer, ConsumerStatus};
-use crate::controller::leader_isr_json;
+use crate::controller::{leader_isr_json, Cached};
 use crate::ids::{fmt_ids, BrokerId, TopicPartition, NO_LEADER};
 use crate::zookeeper::{ZData, ZkServer};
-use alloc::collections::BTreeSet;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -39,11 +39,13 @@ pub struct Alert {
     pub message: String,
 }
 
-/// Every alert that holds now, in a stable order.
-pub fn check<'a>(
+/// Every alert that holds now, in a stable order (`memo`: the cache-divergence findings of the
+/// last call, updated).
+pub(crate) fn check<'a>(
     zk: &ZkServer,
     brokers: impl Iterator<Item = &'a Rc<Broker>> + Clone,
     consumers: impl Iterator<Item = &'a Rc<Consumer>>,
+    memo: &mut DivergenceMemo,
 ) -> Vec<Alert> {
     let mut out = Vec::new();
     let acting: Vec<BrokerId> = brokers.clone().filter(|b| b.alive && b.is_active()).map(|b| b.id).collect();
@@ -64,42 +66,76 @@ pub fn check<'a>(
             leaderless(|| tp_of(path), state.leader, &state.isr, &registered, "alive", &mut out);
         }
     }
+    let mut seen = DivergenceMemo::new();
     for b in brokers.filter(|b| b.alive && b.is_active() && b.controller.ctx.loaded) {
-        let mut diffs = Vec::new();
         let writing = b.controller.job.as_ref().and_then(|j| j.writing());
-        for (tp, c) in b.controller.ctx.leadership.iter().filter(|(tp, _)| Some(*tp) != writing) {
-            if let Some(ZData::PartitionState { state }) = zk.get(&tp.state_path()).map(|n| &n.data) {
-                if state.leader != c.state.leader
-                    || state.isr != c.state.isr
-                    || state.leader_epoch != c.state.leader_epoch
-                {
-                    diffs.push(format!(
-                        "{tp}: cache {} vs ZooKeeper {}",
-                        leader_isr_json(&c.state),
-                        leader_isr_json(state)
-                    ));
-                }
-            }
-        }
-        if !diffs.is_empty() {
-            let n = diffs.len();
-            let mut shown: Vec<String> = diffs.into_iter().take(3).collect();
-            if n > 3 {
-                shown.push(format!("and {} more", n - 3));
-            }
-            out.push(Alert {
-                kind: AlertKind::CacheDivergence,
-                key: format!("cache_divergence:{}", b.id),
-                message: format!(
-                    "controller {}'s cache disagrees with ZooKeeper on {n} partition(s): {}",
-                    b.id,
-                    shown.join("; ")
-                ),
-            });
-        }
+        let leadership = &b.controller.ctx.leadership;
+        let d = match memo.get(&b.id) {
+            Some(d) if d.zxid == zk.zxid() && d.writing.as_ref() == writing && d.leadership == *leadership => d.clone(),
+            _ => Rc::new(Divergence {
+                zxid: zk.zxid(),
+                leadership: leadership.clone(),
+                writing: writing.cloned(),
+                alert: cache_divergence(zk, b.id, leadership, writing),
+            }),
+        };
+        out.extend(d.alert.clone());
+        seen.insert(b.id, d);
     }
+    *memo = seen;
     no_coordinator(consumers, &mut out);
     out
+}
+
+/// What the cache-divergence check last found for one active controller, with everything it
+/// depends on: ZooKeeper's zxid (bumped by every znode change), the controller's leadership
+/// cache and the partition it is writing. While those are equal the finding is too, so it is not
+/// looked up again (the check is most of a step's cost otherwise).
+#[derive(Clone, Debug)]
+pub(crate) struct Divergence {
+    zxid: u64,
+    leadership: BTreeMap<TopicPartition, Cached>,
+    writing: Option<TopicPartition>,
+    alert: Option<Alert>,
+}
+
+/// The last findings by controller; see [`Divergence`].
+pub(crate) type DivergenceMemo = BTreeMap<BrokerId, Rc<Divergence>>;
+
+/// An active controller's `partitionLeadershipInfo` differing from the state znodes (leaving out
+/// the partition it is writing).
+fn cache_divergence(
+    zk: &ZkServer,
+    id: BrokerId,
+    leadership: &BTreeMap<TopicPartition, Cached>,
+    writing: Option<&TopicPartition>,
+) -> Option<Alert> {
+    let mut diffs = Vec::new();
+    for (tp, c) in leadership.iter().filter(|(tp, _)| Some(*tp) != writing) {
+        if let Some(ZData::PartitionState { state }) = zk.get(&tp.state_path()).map(|n| &n.data) {
+            if state.leader != c.state.leader || state.isr != c.state.isr || state.leader_epoch != c.state.leader_epoch
+            {
+                diffs.push(format!(
+                    "{tp}: cache {} vs ZooKeeper {}",
+                    leader_isr_json(&c.state),
+                    leader_isr_json(state)
+                ));
+            }
+        }
+    }
+    if diffs.is_empty() {
+        return None;
+    }
+    let n = diffs.len();
+    let mut shown: Vec<String> = diffs.into_iter().take(3).collect();
+    if n > 3 {
+        shown.push(format!("and {} more", n - 3));
+    }
+    Some(Alert {
+        kind: AlertKind::CacheDivergence,
+        key: format!("cache_divergence:{id}"),
+        message: format!("controller {id}'s cache disagrees with ZooKeeper on {n} partition(s): {}", shown.join("; ")),
+    })
 }
 
 /// The same properties in `kraft` mode: two voters leading one epoch (never legal in Raft); a

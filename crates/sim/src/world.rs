@@ -66,6 +66,8 @@ pub struct World {
     kraft_images: BTreeMap<BrokerId, Image>,
     isr_check_pending: BTreeSet<BrokerId>,
     pub(crate) alerts: Vec<Alert>,
+    /// The cache-divergence findings the alerts were last computed with.
+    divergence: alerts::DivergenceMemo,
     /// Messages dropped in the last step (for drawing).
     pub(crate) last_dropped: Vec<Message>,
     /// The message delivered in the last step (for drawing).
@@ -295,6 +297,7 @@ impl World {
             kraft_images: BTreeMap::new(),
             isr_check_pending: BTreeSet::new(),
             alerts: Vec::new(),
+            divergence: alerts::DivergenceMemo::new(),
             last_dropped: Vec::new(),
             last_delivered: None,
             last_node: None,
@@ -491,10 +494,10 @@ impl World {
         ev
     }
 
-    fn compute_alerts(&self) -> Vec<Alert> {
+    fn compute_alerts(&mut self) -> Vec<Alert> {
         match &self.kraft {
             Some(k) => alerts::check_kraft(k, self.consumers.values()),
-            None => alerts::check(&self.zk, self.brokers.values(), self.consumers.values()),
+            None => alerts::check(&self.zk, self.brokers.values(), self.consumers.values(), &mut self.divergence),
         }
     }
 
