@@ -133,6 +133,27 @@ impl Timeline {
         s
     }
 
+    /// The scenario with the user's faults as timed script entries (at the virtual time of the
+    /// step each was made at): how the same faults are replayed under another mode, whose steps
+    /// differ, for a side-by-side comparison.
+    pub fn scenario_with_user_faults_by_time(&self) -> Scenario {
+        let mut s = self.scenario.clone();
+        if let Some(w) = self.worlds.first() {
+            s.seed = w.seed();
+            s.end_ms = Some(w.config().end_ms);
+        }
+        for u in &self.user {
+            let at_ms = self.worlds.get(u.at_step as usize).map(|w| w.now()).unwrap_or(0);
+            s.script.push(crate::scenario::ScriptEntry { at_ms, command: u.command.clone() });
+        }
+        s
+    }
+
+    /// The last computed step whose time is at or before `time_ms` (0 when none).
+    pub fn step_at_time(&self, time_ms: u64) -> usize {
+        self.events.partition_point(|e| e.time_ms <= time_ms)
+    }
+
     /// Computes one more step at the end; false when the run is over.
     fn extend(&mut self) -> bool {
         if self.worlds.len() > self.limit {

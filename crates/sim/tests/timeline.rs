@@ -112,3 +112,31 @@ fn two_faults_after_the_same_step_are_refused() {
     let e = Scenario::from_json(&s.to_json()).unwrap_err().to_string();
     assert!(e.contains("after_steps lists step 3 twice"), "{e}");
 }
+
+/// Side by side: the same faults replayed under the fix by virtual time; at the moment legacy
+/// writes leader -1 for partition 3, the fenced run at the same time has partition 3 led.
+#[test]
+fn the_same_faults_by_time_show_the_divergence_at_the_same_moment() {
+    use splitbrain_sim::scenario::Mode;
+    let mut legacy = timeline();
+    legacy.seek(30);
+    legacy.apply(Command::Cut { a: NodeId::Broker(2), b: NodeId::Broker(3), dir: Direction::Both }).unwrap();
+    legacy.compute_all();
+    let by_time = legacy.scenario_with_user_faults_by_time();
+    assert_eq!(by_time.script.len(), builtin("seed-incident").unwrap().script.len() + 1);
+    let t_cut = legacy.world_at(30).unwrap().now();
+    assert!(by_time.script.iter().any(|e| e.at_ms == t_cut && matches!(e.command, Command::Cut { .. })));
+    let mut fenced = Timeline::with_mode(by_time, None, Mode::Fenced).unwrap();
+    fenced.compute_all();
+    let p3 = |t: &Timeline, step: usize| {
+        let v = t.world_at(step).unwrap().view();
+        v.partitions.iter().find(|p| p.partition == 3).map(|p| p.leader).unwrap()
+    };
+    let minus_one =
+        (1..=legacy.len()).find(|s| p3(&legacy, *s) == -1).expect("legacy reaches leader -1 for partition 3");
+    let t = legacy.world_at(minus_one).unwrap().now();
+    let k = fenced.step_at_time(t);
+    assert!(fenced.world_at(k).unwrap().now() <= t);
+    assert!(k == fenced.len() || fenced.events()[k].time_ms > t, "k is the last step at or before t");
+    assert_ne!(p3(&fenced, k), -1, "fenced has partition 3 led at the same moment");
+}
