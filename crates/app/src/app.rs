@@ -242,7 +242,7 @@ fn controls(p: &ControlsProps) -> Html {
     }
 }
 
-fn mode_words(m: Mode) -> &'static str {
+pub(crate) fn mode_words(m: Mode) -> &'static str {
     match m {
         Mode::Legacy => "Kafka 0.11–1.0",
         Mode::Fenced => "with the KAFKA-6082 fix",
@@ -250,7 +250,7 @@ fn mode_words(m: Mode) -> &'static str {
     }
 }
 
-fn controller_words(v: &View) -> String {
+pub(crate) fn controller_words(v: &View) -> String {
     if let Some(q) = v.nodes.iter().find(|n| matches!(n.id, splitbrain_sim::NodeId::Voter(_)) && n.acting_controller) {
         return format!("active controller: quorum leader {}", q.id);
     }
@@ -391,6 +391,13 @@ pub fn app(props: &AppProps) -> Html {
     let stuck = view.consumers.iter().any(|c| c.status == "coordinator_not_available");
 
     let full = embed.is_none();
+    let compare_other: Result<(Rc<View>, usize, usize), String> = match (&model.compare, model.compare_step()) {
+        (Some(Err(e)), _) => Err(e.clone()),
+        (_, Some((_, t, k))) => {
+            t.world_at(k).map(|w| (Rc::new(w.view()), k, t.len())).ok_or_else(|| "no such step".into())
+        }
+        _ => Err("not computed".into()),
+    };
     let shows = |p: Panel| embed.as_ref().map(|o| o.shows(p)).unwrap_or(true);
     let root_style = embed.as_ref().and_then(|o| o.height).map(|h| format!("height:{h}px;overflow:auto"));
     let open_full = embed.as_ref().map(|o| format!("{}#{}", o.playground, crate::share::fragment_of(&model)));
@@ -424,7 +431,7 @@ pub fn app(props: &AppProps) -> Html {
                                 {format!("{} · {} · {}", model.source, mode_words(model.mode), controller_words(&view))}
                             }
                         </div>
-                        <Graph view={view.clone()} cut_mode={model.cut_mode} watch_partition={watch.clone()} on_commands={on_commands} />
+                        <Graph view={view.clone()} cut_mode={model.cut_mode} watch_partition={watch.clone()} on_commands={on_commands.clone()} />
                         <InFlight view={view.clone()} />
                         if full {
                             <p class="legend small">
@@ -475,6 +482,10 @@ pub fn app(props: &AppProps) -> Html {
                     }
                 </div>
                 <div class="side">
+                    if let Some(other_mode) = model.compare_mode {
+                        <crate::compare::CompareView main={view.clone()} main_mode={model.mode} other_mode={other_mode}
+                            other={compare_other.clone()} watch_partition={watch.clone()} on_commands={on_commands.clone()} cut_mode={model.cut_mode} />
+                    }
                     if full {
                         <ExplorerPanel mode={model.mode} base={model.tl.borrow().scenario().clone()} on_load={dispatch.clone()} />
                     }
@@ -555,6 +566,13 @@ fn header(p: &HeaderProps) -> Html {
             }
         })
     };
+    let on_compare = {
+        let d = p.dispatch.clone();
+        Callback::from(move |e: Event| {
+            let v = e.target_unchecked_into::<HtmlSelectElement>().value();
+            d.emit(Action::SetCompare(Mode::parse(&v).ok()))
+        })
+    };
     let on_seed = {
         let d = p.dispatch.clone();
         Callback::from(move |e: InputEvent| {
@@ -600,6 +618,14 @@ fn header(p: &HeaderProps) -> Html {
                         <option value="legacy" selected={m.mode == Mode::Legacy}>{"0.11–1.0 (legacy)"}</option>
                         <option value="fenced" selected={m.mode == Mode::Fenced}>{"KAFKA-6082 fix (fenced)"}</option>
                         <option value="kraft" selected={m.mode == Mode::Kraft}>{"KRaft, no ZooKeeper"}</option>
+                    </select>
+                </label>
+                <label>{"side by side with "}
+                    <select onchange={on_compare} aria-label="Show another behaviour side by side, in lockstep" data-testid="compare-select">
+                        <option value="none" selected={m.compare_mode.is_none()}>{"nothing"}</option>
+                        { for [Mode::Legacy, Mode::Fenced, Mode::Kraft].into_iter().filter(|x| *x != m.mode).map(|x| html!{
+                            <option value={x.name()} selected={m.compare_mode == Some(x)}>{x.name()}</option>
+                        }) }
                     </select>
                 </label>
                 <label class="file-btn">{"open JSON…"}

@@ -51,6 +51,8 @@ pub struct EmbedOptions {
     pub scenario: String,
     /// Kafka behaviour.
     pub mode: Mode,
+    /// The behaviour shown side by side.
+    pub compare: Option<Mode>,
     /// Seed (the scenario's own when absent).
     pub seed: Option<u64>,
     /// Step shown first (`usize::MAX` for the end).
@@ -73,6 +75,7 @@ impl Default for EmbedOptions {
             link: None,
             scenario: DEFAULT_SCENARIO.to_string(),
             mode: Mode::Legacy,
+            compare: None,
             seed: None,
             step: 0,
             panels: vec![Panel::Story],
@@ -112,6 +115,13 @@ impl EmbedOptions {
                 "mode" => match Mode::parse(v) {
                     Ok(m) => o.mode = m,
                     Err(e) => o.problems.push(e),
+                },
+                "compare" => match v {
+                    "" | "none" => o.compare = None,
+                    _ => match Mode::parse(v) {
+                        Ok(m) => o.compare = Some(m),
+                        Err(e) => o.problems.push(format!("compare: {e}")),
+                    },
                 },
                 "seed" => match v.parse() {
                     Ok(s) => o.seed = Some(s),
@@ -179,7 +189,7 @@ impl EmbedOptions {
                     Ok(tl) => {
                         let m = Model::from_restored(tl, self.scenario.clone(), self.mode);
                         m.tl.borrow_mut().seek(self.step);
-                        m
+                        m.with_compare(self.compare)
                     }
                     Err(e) => {
                         let mut m = Model::initial();
@@ -254,6 +264,7 @@ mod tests {
         let o = EmbedOptions::parse([
             ("scenario", "clean-failover"),
             ("mode", "fenced"),
+            ("compare", "kraft"),
             ("step", "42"),
             ("panels", "log, partitions,bogus"),
             ("autoplay", "1"),
@@ -264,6 +275,7 @@ mod tests {
         ]);
         assert_eq!(o.scenario, "clean-failover");
         assert_eq!(o.mode, Mode::Fenced);
+        assert_eq!(o.compare, Some(Mode::Kraft));
         assert_eq!(o.step, 42);
         assert_eq!(o.panels, vec![Panel::Log, Panel::Partitions]);
         assert!(o.autoplay);

@@ -6,6 +6,7 @@
 #![warn(missing_docs)]
 
 pub mod app;
+pub mod compare;
 pub mod debug;
 pub mod embed;
 pub mod explorer;

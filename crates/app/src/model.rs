@@ -100,6 +100,11 @@ pub struct Model {
     pub forked_at: Option<usize>,
     /// Which Kafka behaviour the brokers run.
     pub mode: Mode,
+    /// The behaviour shown side by side, if any.
+    pub compare_mode: Option<Mode>,
+    /// The same scenario and faults (by virtual time) under `compare_mode`, fully computed; or
+    /// why it could not be built.
+    pub compare: Option<Result<Rc<Timeline>, String>>,
 }
 
 impl PartialEq for Model {
@@ -156,6 +161,8 @@ pub enum Action {
     RandomSeed(u64),
     /// Restart the scenario (same seed) with another Kafka behaviour.
     SetMode(Mode),
+    /// Show another behaviour side by side (or stop).
+    SetCompare(Option<Mode>),
     /// Open a permalink fragment (the address bar's fragment changed).
     OpenLink(String),
     /// Hide the notice.
@@ -233,6 +240,13 @@ impl Model {
         m
     }
 
+    /// The same model with another behaviour shown side by side (none, or the main one: off).
+    pub fn with_compare(mut self, compare: Option<Mode>) -> Model {
+        self.compare_mode = compare.filter(|c| *c != self.mode);
+        self.refresh_compare();
+        self
+    }
+
     fn from_timeline(mut tl: Timeline, source: String) -> Model {
         tl.compute_all();
         let seed = tl.view().seed;
@@ -241,6 +255,8 @@ impl Model {
         let captions = Rc::new(resolve_captions(tl.scenario(), &events, forked_at));
         Model {
             mode: Mode::Legacy,
+            compare_mode: None,
+            compare: None,
             forked_at,
             tl: Rc::new(RefCell::new(tl)),
             rev: 0,
@@ -258,7 +274,30 @@ impl Model {
         }
     }
 
+    /// Rebuilds the side-by-side run: the scenario with the user's faults at the times they
+    /// were made, under the other behaviour. Called whenever the run's history changes.
+    fn refresh_compare(&mut self) {
+        self.compare = self.compare_mode.map(|mode| {
+            let s = self.tl.borrow().scenario_with_user_faults_by_time();
+            Timeline::with_mode(s, Some(self.seed), mode)
+                .map(|mut t| {
+                    t.compute_all();
+                    Rc::new(t)
+                })
+                .map_err(|e| e.to_string())
+        });
+    }
+
+    /// The side-by-side run's step at the virtual time the main run shows.
+    pub fn compare_step(&self) -> Option<(Mode, Rc<Timeline>, usize)> {
+        let (mode, t) = (self.compare_mode?, self.compare.as_ref()?.as_ref().ok()?.clone());
+        let now = self.tl.borrow().world().now();
+        let k = t.step_at_time(now);
+        Some((mode, t, k))
+    }
+
     fn refresh_events(&mut self) {
+        self.refresh_compare();
         let tl = self.tl.borrow();
         self.events = Rc::new(tl.events().to_vec());
         self.forked_at = tl.user_commands().first().map(|u| u.at_step as usize);
@@ -293,11 +332,12 @@ impl Model {
         let mode = self.mode;
         match scenario.and_then(|s| Timeline::with_mode(s, seed, mode).map_err(|e| e.to_string())) {
             Ok(tl) => {
-                let (speed, cut) = (self.speed, self.cut_mode);
+                let (speed, cut, compare) = (self.speed, self.cut_mode, self.compare_mode);
                 self.replace(tl, source, None);
                 self.speed = speed;
                 self.cut_mode = cut;
                 self.mode = mode;
+                self.compare_mode = compare.filter(|c| *c != mode);
                 self.refresh_events();
             }
             Err(e) => {
@@ -476,10 +516,18 @@ impl Reducible for Model {
                 let seed = m.seed;
                 let old = m.mode;
                 m.mode = mode;
+                // Picking the behaviour shown beside swaps the two.
+                if m.compare_mode == Some(mode) {
+                    m.compare_mode = Some(old);
+                }
                 m.load(Ok(s), src, Some(seed), &format!("mode {}", mode.name()));
                 if m.notice.as_ref().map(|n| n.error).unwrap_or(false) {
                     m.mode = old;
                 }
+            }
+            Action::SetCompare(c) => {
+                m.compare_mode = c.filter(|c| *c != m.mode);
+                m.refresh_compare();
             }
             Action::OpenLink(fragment) => {
                 let rev = m.rev;

@@ -26,7 +26,7 @@ pub fn model_for_fragment(fragment: &str) -> Model {
     match Link::decode(fragment).and_then(|l| l.restore().map(|t| (l, t))) {
         Ok((link, tl)) => {
             let source = link.builtin.clone().unwrap_or_else(|| tl.scenario().name.clone());
-            Model::from_restored(tl, source, link.mode)
+            Model::from_restored(tl, source, link.mode).with_compare(link.compare)
         }
         Err(e) => {
             let mut m = Model::initial();
@@ -46,7 +46,9 @@ pub fn model_from_location() -> Model {
 
 /// The fragment (without `#`) for the run the model shows.
 pub fn fragment_of(m: &Model) -> String {
-    Link::of(&m.tl.borrow(), m.mode).encode()
+    let mut l = Link::of(&m.tl.borrow(), m.mode);
+    l.compare = m.compare_mode;
+    l.encode()
 }
 
 /// The page's URL without its fragment.

@@ -37,6 +37,9 @@ pub struct Link {
     /// The step shown.
     #[serde(default)]
     pub step: u64,
+    /// The behaviour shown side by side, if any (links without it open as before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compare: Option<Mode>,
 }
 
 impl Link {
@@ -51,6 +54,7 @@ impl Link {
             seed: t.world_at(0).map(|w| w.seed()).unwrap_or(s.seed),
             commands: t.user_commands().to_vec(),
             step: t.cursor() as u64,
+            compare: None,
         }
     }
 

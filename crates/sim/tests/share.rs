@@ -115,3 +115,17 @@ fn exports_carry_the_trace() {
     assert!(short.lines().count() <= 40 + 8);
     assert!(short.contains("more lines left out"));
 }
+
+#[test]
+fn the_side_by_side_mode_travels_in_the_link_and_older_links_still_open() {
+    let t = with_user_faults();
+    let mut l = Link::of(&t, Mode::Legacy);
+    assert_eq!(l.compare, None);
+    let without = l.encode();
+    l.compare = Some(Mode::Fenced);
+    let back = Link::decode(&l.encode()).unwrap();
+    assert_eq!(back.compare, Some(Mode::Fenced));
+    assert_eq!(back, l);
+    // A link made before the field existed decodes with no comparison.
+    assert_eq!(Link::decode(&without).unwrap().compare, None);
+}
