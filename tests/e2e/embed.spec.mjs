@@ -29,7 +29,7 @@ export async function run({ page, baseUrl, screenshot, assert }) {
     await page.waitForFunction((id) => {
       const f = document.querySelector(`iframe[data-testid=${id}]`);
       return f.style.height && Math.abs(f.getBoundingClientRect().height - f.contentDocument.documentElement.scrollHeight) < 40;
-    }, id, { timeout: 10_000 });
+    }, id, { timeout: 20_000 });
   }
   const last = await (await page.$('iframe[data-testid=moment-leaderless]')).contentFrame();
   assert.match(await last.textContent('[data-testid=partition-table]'), /-1/);

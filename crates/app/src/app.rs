@@ -359,6 +359,14 @@ pub fn app(props: &AppProps) -> Html {
     // After every render: mark the current log line, record the render time.
     {
         let root = root.clone();
+        use_effect_with(embed.is_some(), move |in_widget| {
+            if let (true, Some(el)) = (*in_widget, root.cast::<Element>()) {
+                crate::embed::watch_height(&el);
+            }
+        });
+    }
+    {
+        let root = root.clone();
         let in_frame = embed.is_some();
         use_effect_with((cursor, model.rev), move |(c, _)| {
             if let Some(el) = root.cast::<Element>() {

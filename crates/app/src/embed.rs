@@ -8,6 +8,7 @@ use splitbrain_sim::scenario::{builtin, Mode};
 use splitbrain_sim::Timeline;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 use web_sys::Element;
 
 /// The optional panels an embed can show under the graph and the step controls.
@@ -236,6 +237,18 @@ pub fn mount(element: Element, options: JsValue) -> Result<(), JsValue> {
     yew::Renderer::<crate::App>::with_root_and_props(element, crate::app::AppProps { embed: Some(Rc::new(opts)) })
         .render();
     Ok(())
+}
+
+/// Posts the widget's height again whenever its size changes (a panel opens, the iframe gets
+/// narrower and the text wraps): a render alone does not see every change. The observer lives as
+/// long as the page.
+pub fn watch_height(root: &Element) {
+    let r = root.clone();
+    let cb = Closure::<dyn FnMut()>::new(move || post_height(&r));
+    if let Ok(obs) = web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()) {
+        obs.observe(root);
+        cb.forget();
+    }
 }
 
 /// Tells the parent page (when inside an iframe) how tall the widget is, so it can size the
