@@ -14,10 +14,10 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage:
   splitbrain scenarios
-  splitbrain run <built-in name | path.json> [--mode legacy|fenced] [--seed N] [--until-ms T] [--json]
+  splitbrain run <built-in name | path.json> [--mode legacy|1.1|fenced|kraft] [--seed N] [--until-ms T] [--json]
   splitbrain coordinator <group> [--partitions N]
-  splitbrain explore [--mode legacy|fenced] [--seed N] [--budget-schedules K | --budget-ms T]
-                     [--property leader-minus-one|two-controllers] [--exhaustive] [--max-faults F]
+  splitbrain explore [--mode legacy|1.1|fenced|kraft] [--seed N] [--budget-schedules K | --budget-ms T]
+                     [--property leader-minus-one|two-controllers] [--exhaustive] [--max-faults F] [--operator]
                      [--scenario NAME|FILE] [--out FILE] [--json]";
 
 struct Fail(String);
@@ -279,6 +279,11 @@ fn cmd_explore(args: &[String]) -> Result<(), Fail> {
             "--out" => out_file = Some(val(i)?.clone()),
             "--exhaustive" => {
                 opts.exhaustive = true;
+                i += 1;
+                continue;
+            }
+            "--operator" => {
+                opts.operator = true;
                 i += 1;
                 continue;
             }

@@ -11,7 +11,7 @@ use crate::effects::{Outbox, Timer};
 use crate::event::EventKind;
 use crate::ids::{fmt_ids, BrokerId, NodeId, TopicPartition, NO_LEADER};
 use crate::message::{ClientError, ConnectResult, PartitionStateInfo, Payload};
-use crate::scenario::{Config, OFFSETS_TOPIC};
+use crate::scenario::{Config, Mode, OFFSETS_TOPIC};
 use crate::zk_client::{ConnState, Purpose, ZkClient};
 use crate::zookeeper::{LeaderIsr, SessionId, WatchEvent, WatchEventType, ZData, ZkError, ZkOp, ZkResult};
 use alloc::collections::{BTreeMap, BTreeSet};
@@ -158,6 +158,12 @@ impl Broker {
     /// Answer to a connect.
     pub fn on_zk_connect_response(&mut self, result: ConnectResult, cfg: &Config, out: &mut Outbox) {
         match result {
+            ConnectResult::Expired if cfg.mode == Mode::Kafka11 => {
+                self.zk.state = ConnState::Expired;
+                self.registered = false;
+                self.session_expired_without_retry(out);
+                out.send(NodeId::Zk, Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms });
+            }
             ConnectResult::Expired => {
                 self.zk.state = ConnState::Expired;
                 self.registered = false;
@@ -202,6 +208,24 @@ impl Broker {
         }
     }
 
+    /// Kafka 1.1's `ZooKeeperClient` on `Expired`: every pending request fails with
+    /// `SESSIONEXPIRED` (`retryRequestsUntilConnected` retries only `CONNECTIONLOSS`), then
+    /// `beforeInitializingSession` makes the controller clear its queue and process `Expire`
+    /// before the new session is opened.
+    fn session_expired_without_retry(&mut self, out: &mut Outbox) {
+        let failed = self.zk.fail_all();
+        out.log(
+            EventKind::ZkSession,
+            format!(
+                "[ZooKeeperClient broker={}] Session expired: {} pending request(s) fail with SESSIONEXPIRED and are not retried; initializing a new session",
+                self.id,
+                failed.len()
+            ),
+        );
+        let controller_call = failed.iter().any(|o| o.purpose == Purpose::Controller);
+        self.controller_expire(controller_call, out);
+    }
+
     /// `fireNewSessionEvents` then `fireAllEvents`: re-register, re-elect, re-read listeners.
     fn on_new_session(&mut self, out: &mut Outbox) {
         self.register(out);
@@ -238,15 +262,23 @@ impl Broker {
             return; // a response for a dead session's request that has been re-sent since
         }
         if let ZkResult::Error { code: ZkError::SessionExpired } = result {
-            // retryUntilConnected catches SessionExpiredException and waits for a new session.
+            // ≤1.0: retryUntilConnected catches SessionExpiredException and waits for a new
+            // session. 1.1: the request fails, and so does every other pending one.
             self.zk.lost(xid);
             if self.zk.state == ConnState::Connected {
                 self.zk.state = ConnState::Expired;
                 self.registered = false;
-                out.log(
-                    EventKind::ZkSession,
-                    format!("[ZkClient broker={}] request failed with SESSIONEXPIRED; opening a new session", self.id),
-                );
+                if cfg.mode == Mode::Kafka11 {
+                    self.session_expired_without_retry(out);
+                } else {
+                    out.log(
+                        EventKind::ZkSession,
+                        format!(
+                            "[ZkClient broker={}] request failed with SESSIONEXPIRED; opening a new session",
+                            self.id
+                        ),
+                    );
+                }
                 out.send(NodeId::Zk, Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms });
             }
             return;

@@ -66,6 +66,10 @@ pub enum Command {
         /// The client.
         node: NodeId,
     },
+    /// An operator deletes `/controller` (`zookeeper-shell … delete /controller`, the usual way to
+    /// force a controller move): every broker re-elects, and the old controller learns it lost the
+    /// role only when it processes that event — its session did not expire.
+    DeleteController,
     /// Set the one-way latency of a link, both directions.
     SetLatency {
         /// One end.
@@ -94,6 +98,7 @@ impl Command {
             Command::Restart { node } => format!("restart {node}"),
             Command::RestartConsumer { node } => format!("restart consumer {node}"),
             Command::SetLatency { a, b, ms } => format!("latency {a} <-> {b} = {ms} ms"),
+            Command::DeleteController => String::from("delete /controller (operator)"),
         }
     }
 
@@ -108,6 +113,7 @@ impl Command {
             | Command::Crash { node }
             | Command::Restart { node }
             | Command::RestartConsumer { node } => alloc::vec![*node],
+            Command::DeleteController => alloc::vec![NodeId::Zk],
         }
     }
 }

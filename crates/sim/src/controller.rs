@@ -13,6 +13,10 @@
 //! `/brokers/ids` at processing time, KAFKA-5502), `onBrokerStartup`, `onBrokerFailure` →
 //! `onReplicasBecomeOffline` → `removeReplicaFromIsr`, `IsrChangeNotification`,
 //! `onControllerResignation`, and `ControllerBrokerRequestBatch` for LeaderAndIsr/UpdateMetadata.
+//!
+//! Two later versions change it by mode: `1.1` adds the `Expire` event put by `clearAndPut` when the
+//! session expires (`KafkaController.startup`'s `StateChangeHandler`) and makes `ControllerChange`
+//! re-read `/controller` (`maybeResign`); `fenced` wraps every write in the KAFKA-6082 epoch check.
 use crate::broker::Broker;
 use crate::effects::Outbox;
 use crate::election::{offline_leader, remove_from_isr};
@@ -316,6 +320,10 @@ impl Broker {
                 let steps: Vec<Step> = match &ev {
                     ControllerEvent::Startup => alloc::vec![Step::Elect],
                     ControllerEvent::Reelect => alloc::vec![Step::ReadControllerId { resign_check: true }, Step::Elect],
+                    // 1.1 (KAFKA-5642): events read ZooKeeper when processed — maybeResign().
+                    ControllerEvent::ControllerChange(_) if _cfg.mode == Mode::Kafka11 => {
+                        alloc::vec![Step::ReadControllerId { resign_check: true }]
+                    }
                     ControllerEvent::ControllerChange(id) => {
                         let was = self.is_active();
                         self.controller.active_id = *id;
@@ -638,6 +646,37 @@ impl Broker {
                     },
                 );
             }
+        }
+    }
+
+    /// Kafka 1.1's `Expire` event, put by `clearAndPut` ahead of everything else when the session
+    /// expired: the event being processed is abandoned if it was waiting on ZooKeeper (its call
+    /// failed with `SESSIONEXPIRED`), the queue is cleared, then `activeControllerId = -1` and
+    /// `onControllerResignation()`.
+    pub(crate) fn controller_expire(&mut self, controller_call_failed: bool, out: &mut Outbox) {
+        if controller_call_failed {
+            if let Some(job) = self.controller.job.take() {
+                self.clog(
+                    out,
+                    EventKind::Info,
+                    format!(
+                        "Error processing event {}: KeeperException$SessionExpiredException (its pending ZooKeeper call is not retried)",
+                        job.event.name()
+                    ),
+                );
+            }
+        }
+        let dropped = self.controller.queue.len();
+        self.controller.queue.clear();
+        let was = self.is_active();
+        self.controller.active_id = -1;
+        self.clog(
+            out,
+            EventKind::Info,
+            format!("Processing Expire (queue cleared: {dropped} event(s) dropped); activeControllerId = -1"),
+        );
+        if was {
+            self.resign(out);
         }
     }
 

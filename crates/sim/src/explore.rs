@@ -61,6 +61,9 @@ pub struct Options {
     pub exhaustive: bool,
     /// Quiet time after the last fault before the end-state check.
     pub settle_ms: u64,
+    /// Also inject an operator's delete of `/controller`: the one way left to move a 1.1
+    /// controller without its session expiring.
+    pub operator: bool,
 }
 
 impl Default for Options {
@@ -72,6 +75,7 @@ impl Default for Options {
             max_faults: 8,
             exhaustive: false,
             settle_ms: 30_000,
+            operator: false,
         }
     }
 }
@@ -121,9 +125,12 @@ pub fn with_schedule(base: &Scenario, schedule: &[ScriptEntry], settle_ms: u64) 
 }
 
 /// The faults the explorer may inject on `base`'s cluster.
-fn alphabet(base: &Scenario) -> Vec<Command> {
+fn alphabet(base: &Scenario, operator: bool) -> Vec<Command> {
     let brokers: Vec<NodeId> = base.cluster.brokers.iter().map(|b| NodeId::Broker(*b)).collect();
     let mut v = Vec::new();
+    if operator {
+        v.push(Command::DeleteController);
+    }
     for &b in &brokers {
         v.push(Command::Cut { a: b, b: NodeId::Zk, dir: Direction::Both });
         v.push(Command::Heal { a: b, b: NodeId::Zk, dir: Direction::Both });
@@ -187,7 +194,7 @@ const GRID_MS: [u64; 6] = [1_000, 7_200, 7_500, 14_000, 20_000, 40_000];
 impl Explorer {
     /// A search of `base`'s cluster (its script is ignored).
     pub fn new(base: Scenario, opts: Options) -> Self {
-        let alphabet = alphabet(&base);
+        let alphabet = alphabet(&base, opts.operator);
         let rng = Rng::new(opts.seed ^ 0xE7);
         Explorer { base, opts, rng, alphabet, tried: 0, next_index: 0, found: None, exhausted: false }
     }
@@ -314,6 +321,10 @@ impl Explorer {
         let cut = w.cut_links();
         let down: Vec<NodeId> =
             brokers.iter().copied().filter(|b| w.broker(b.broker().unwrap_or(-1)).is_some_and(|x| !x.alive)).collect();
+        // Drawn only when enabled, so searches without it keep their schedules.
+        if self.opts.operator && self.rng.up_to(5) == 0 {
+            return Some(Command::DeleteController);
+        }
         for _ in 0..8 {
             match self.rng.up_to(3) {
                 0 if kinds[0] && !cut.contains(&(NodeId::Zk, focus)) => {

@@ -176,6 +176,14 @@ pub enum Mode {
     /// Kafka 0.11–1.0: unfenced controller writes, ZkClient retrying on a new session (the bug).
     #[default]
     Legacy,
+    /// Kafka 1.1–2.0: legacy plus what KAFKA-5642 (1.1.0) changed. The new `ZooKeeperClient` does
+    /// not retry a request that failed with `SESSIONEXPIRED`, and on expiry
+    /// (`StateChangeHandler.beforeInitializingSession`) the controller clears its event queue and
+    /// processes `Expire` (resign) before the new session opens; `ControllerChange` re-reads
+    /// `/controller` when processed. Controller writes are still unfenced, so a controller that
+    /// moves *without* its session expiring (an operator deleting `/controller`) can still write.
+    #[serde(rename = "1.1")]
+    Kafka11,
     /// Legacy plus exactly what KAFKA-6082 (released in 2.1.0) changed: `/controller` is created in
     /// the same `multi` as the epoch bump, and every controller write is a `multi` that first
     /// checks the `/controller_epoch` version read at election; a failed check is
@@ -187,20 +195,22 @@ pub enum Mode {
 }
 
 impl Mode {
-    /// Parses `legacy` / `fenced`.
+    /// Every mode, oldest Kafka behaviour first.
+    pub const ALL: [Mode; 4] = [Mode::Legacy, Mode::Kafka11, Mode::Fenced, Mode::Kraft];
+
+    /// Parses a mode's [`name`](Mode::name).
     pub fn parse(s: &str) -> Result<Mode, String> {
-        match s {
-            "legacy" => Ok(Mode::Legacy),
-            "fenced" => Ok(Mode::Fenced),
-            "kraft" => Ok(Mode::Kraft),
-            other => Err(format!("unknown mode '{other}' (modes: legacy, fenced, kraft)")),
-        }
+        Mode::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| format!("unknown mode '{s}' (modes: legacy, 1.1, fenced, kraft)"))
     }
 
-    /// The name.
+    /// The name, as the CLI, scenario files and links spell it.
     pub fn name(self) -> &'static str {
         match self {
             Mode::Legacy => "legacy",
+            Mode::Kafka11 => "1.1",
             Mode::Fenced => "fenced",
             Mode::Kraft => "kraft",
         }
@@ -496,7 +506,7 @@ pub fn validate_command(cmd: &Command) -> Result<(), String> {
             NodeId::Client(_) => Ok(()),
             other => Err(format!("restart_consumer needs a client, not {other}")),
         },
-        Command::Isolate { .. } | Command::Rejoin { .. } => Ok(()),
+        Command::Isolate { .. } | Command::Rejoin { .. } | Command::DeleteController => Ok(()),
     }
 }
 
@@ -506,6 +516,7 @@ pub fn builtins() -> Vec<(&'static str, &'static str)> {
         ("seed-incident", include_str!("../scenarios/seed-incident.json")),
         ("seed-incident-recovery", include_str!("../scenarios/seed-incident-recovery.json")),
         ("clean-failover", include_str!("../scenarios/clean-failover.json")),
+        ("controller-moved", include_str!("../scenarios/controller-moved.json")),
     ]
 }
 

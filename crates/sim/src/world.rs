@@ -638,6 +638,15 @@ impl World {
                     self.with_consumer(*c, &mut log, |c, out| c.rediscover("Consumer restarted", out));
                 }
             }
+            Command::DeleteController => match Rc::make_mut(&mut self.zk).admin_delete("/controller") {
+                Some(events) => {
+                    log.line = String::from(
+                        "FAULT: delete /controller (an operator, from zookeeper-shell): every broker watching it re-elects",
+                    );
+                    self.notify(events, &mut log);
+                }
+                None => log.line = String::from("FAULT ignored: /controller does not exist (no controller right now)"),
+            },
         }
         if link_changed {
             self.after_link_change(&before_zk, &before_links, &mut log);
@@ -704,6 +713,9 @@ impl World {
             }
             Command::RestartConsumer { node: NodeId::Client(c) } => {
                 self.with_consumer(*c, log, |c, out| c.rediscover("Consumer restarted", out));
+            }
+            Command::DeleteController => {
+                log.line = String::from("FAULT ignored: KRaft has no /controller znode (the quorum elects its leader)")
             }
             _ => {}
         }

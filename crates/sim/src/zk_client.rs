@@ -4,6 +4,10 @@
 //! (`ZkClient.processStateChanged` → `reconnect()` → `fireNewSessionEvents()`). That retry is what
 //! lets a deposed controller's write land after another broker has taken over.
 //!
+//! In the `1.1` mode the broker behaves like Kafka 1.1's `kafka.zookeeper.ZooKeeperClient`
+//! (KAFKA-5642) instead: on expiry every outstanding request fails ([`ZkClient::fail_all`]) and
+//! only `CONNECTIONLOSS` is retried (`KafkaZkClient.retryRequestsUntilConnected`).
+//!
 //! The model keeps every outstanding request until its response arrives; a request or response lost
 //! on a cut link is sent again when the connection comes back (TCP retransmission plus ZkClient's
 //! retry), so an operation is applied at most once per send but may be applied after a long delay.
@@ -126,6 +130,12 @@ impl ZkClient {
             }
         }
         out
+    }
+
+    /// The session is gone and nothing will be retried (Kafka 1.1's `ZooKeeperClient`): every
+    /// outstanding request fails.
+    pub fn fail_all(&mut self) -> Vec<Outstanding> {
+        core::mem::take(&mut self.outstanding).into_values().collect()
     }
 
     /// True if a request for `purpose` is outstanding.

@@ -566,6 +566,19 @@ impl ZkServer {
         }
     }
 
+    /// An operator's `delete <path>` from `zookeeper-shell` (on its own short session): removes a
+    /// childless node and returns the watch notifications; `None` if there is no such node or it
+    /// has children.
+    pub fn admin_delete(&mut self, path: &str) -> Option<Vec<WatchEvent>> {
+        if !self.nodes.contains_key(path) || !self.children(path).is_empty() {
+            return None;
+        }
+        let mut events = Vec::new();
+        self.zxid += 1;
+        self.remove_node(path, &mut events);
+        Some(events)
+    }
+
     /// Creates a node directly (scenario set-up), with its parents, firing nothing.
     pub fn seed_node(&mut self, path: &str, data: ZData, owner: Option<SessionId>) {
         let mut acc = String::new();

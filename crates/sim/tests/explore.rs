@@ -74,3 +74,20 @@ fn bounded_exhaustive_search_enumerates_without_repeats() {
     assert_eq!(ex.tried(), 18, "3 brokers: 4 faults each with ZooKeeper + 2 for each of 3 broker pairs");
     assert!(ex.found().is_none());
 }
+
+#[test]
+fn kafka_1_1_survives_network_and_crash_faults_but_not_an_operator_moving_the_controller() {
+    // KAFKA-5642 closes the session-expiry path: cuts, heals, crashes and restarts find nothing…
+    let mut ex = Explorer::new(base(), Options { mode: Mode::Kafka11, seed: 1, ..Options::default() });
+    assert!(ex.run(400).is_none(), "{:?}", ex.found().map(|c| &c.schedule));
+    // …but a controller moved without expiry (an operator deleting /controller) still lets a
+    // deposed controller write, and the shrunk schedule needs that delete.
+    let opts = Options { mode: Mode::Kafka11, seed: 1, operator: true, ..Options::default() };
+    let c = Explorer::new(base(), opts.clone()).run(2000).cloned().expect("a violation with operator faults");
+    assert!(c.schedule.iter().any(|e| e.command == splitbrain_sim::Command::DeleteController), "{:?}", c.schedule);
+    assert!(c.schedule.len() <= 6, "{:?}", c.schedule);
+    // The fence refuses the same schedule.
+    let mut f = World::with_mode(&c.scenario, c.scenario.seed, Mode::Fenced).unwrap();
+    run_to_end(&mut f);
+    assert!(f.partition_views().iter().all(|p| p.leader >= 0));
+}

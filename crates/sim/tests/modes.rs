@@ -1,4 +1,4 @@
-//! `fenced` (KAFKA-6082) against `legacy` on the same scenarios.
+//! `fenced` (KAFKA-6082) and `1.1` (KAFKA-5642) against `legacy` on the same scenarios.
 mod common;
 use common::*;
 use splitbrain_sim::scenario::builtin;
@@ -57,4 +57,90 @@ fn fenced_clean_failover_is_still_clean() {
     let (w, _) = run("clean-failover", Mode::Fenced);
     assert!(w.partition_views().iter().all(|p| p.leader >= 0));
     assert!(w.alerts().is_empty());
+}
+
+fn says(e: &splitbrain_sim::Event, text: &str) -> bool {
+    e.details.iter().chain(Some(&e.line)).any(|l| l.contains(text))
+}
+
+fn p3_leader(w: &World) -> i32 {
+    w.partition_views().into_iter().find(|p| p.partition == 3).unwrap().leader
+}
+
+#[test]
+fn kafka_1_1_closes_the_session_expiry_path_of_the_seed_incident() {
+    let (w, events) = run("seed-incident", Mode::Kafka11);
+    // Broker 1's interrupted write fails with its expired session instead of being retried…
+    let failed = events
+        .iter()
+        .position(|e| e.node == NodeId::Broker(1) && says(e, "fail with SESSIONEXPIRED and are not retried"))
+        .expect("broker 1 learns its session expired");
+    assert!(says(&events[failed], "Processing Expire"), "{:?}", events[failed]);
+    // …so it never lands, and every partition ends led, with the group served.
+    assert!(!events.iter().any(|e| says(e, "a deposed controller's decision")));
+    assert!(w.partition_views().iter().all(|p| p.leader >= 0));
+    assert_eq!(w.consumer_views()[0].status, "stable");
+    assert!(w.alerts().is_empty(), "{:?}", w.alerts());
+    assert_eq!(w.view().mode, "1.1");
+}
+
+#[test]
+fn a_controller_move_without_expiry_still_breaks_1_1_but_not_the_fence() {
+    for mode in [Mode::Legacy, Mode::Kafka11] {
+        let (w, events) = run("controller-moved", mode);
+        let crash = events.iter().position(|e| e.line.contains("FAULT: crash b1")).unwrap();
+        // No session of broker 1 expired before the crash: the controller moved by the operator's delete.
+        assert!(!events[..crash].iter().any(|e| e.line.contains("of b1 expired")), "{mode:?}");
+        let zombie = events.iter().position(|e| says(e, "a deposed controller's decision")).expect("zombie write");
+        let deleted = events.iter().position(|e| e.line.contains("delete /controller")).unwrap();
+        assert!(deleted < zombie && zombie < crash, "{mode:?}");
+        assert_eq!(p3_leader(&w), -1, "{mode:?}");
+        assert_eq!(w.consumer_views()[0].status, "coordinator_not_available", "{mode:?}");
+    }
+    let (w, events) = run("controller-moved", Mode::Fenced);
+    assert!(!events.iter().any(|e| says(e, "a deposed controller's decision")));
+    assert!(events.iter().any(|e| e.node == NodeId::Broker(1) && says(e, "Controller moved to another broker")));
+    assert!(w.partition_views().iter().all(|p| p.leader >= 0));
+}
+
+#[test]
+fn a_scenario_file_names_its_mode_and_world_new_honours_it() {
+    let s = builtin("controller-moved").unwrap();
+    assert_eq!(s.mode, Some(Mode::Kafka11));
+    assert_eq!(world("controller-moved").mode(), Mode::Kafka11);
+    assert_eq!(Mode::parse("1.1"), Ok(Mode::Kafka11));
+    assert!(Mode::parse("1.0").unwrap_err().contains("legacy, 1.1, fenced, kraft"));
+    for m in Mode::ALL {
+        assert_eq!(Mode::parse(m.name()), Ok(m));
+    }
+}
+
+#[test]
+fn every_builtin_caption_matches_a_step_of_its_own_mode() {
+    for (name, _) in splitbrain_sim::scenario::builtins() {
+        let s = builtin(name).unwrap();
+        let events = run_to_end(&mut World::new(&s).unwrap());
+        for c in &s.captions {
+            let found = events.iter().any(|e| c.node.map(|n| n == e.node).unwrap_or(true) && says(e, &c.contains));
+            assert!(found, "{name}: caption '{}' matches no step", c.contains);
+        }
+    }
+}
+
+#[test]
+fn deleting_controller_is_refused_clearly_when_there_is_none_and_in_kraft() {
+    let mut s = builtin("clean-failover").unwrap();
+    s.script.clear();
+    let mut w = World::with_mode(&s, 1, Mode::Kraft).unwrap();
+    let e = w.apply(&splitbrain_sim::Command::DeleteController).unwrap();
+    assert!(e.line.contains("KRaft has no /controller"), "{}", e.line);
+    let mut w = World::with_mode(&s, 1, Mode::Legacy).unwrap();
+    let first = w.apply(&splitbrain_sim::Command::DeleteController).unwrap();
+    assert!(first.line.contains("every broker watching it re-elects"), "{}", first.line);
+    assert!(w.zk().get("/controller").is_none());
+    let again = w.apply(&splitbrain_sim::Command::DeleteController).unwrap();
+    assert!(again.line.contains("FAULT ignored: /controller does not exist"), "{}", again.line);
+    // The brokers re-elect: some broker holds /controller again.
+    run_to_end(&mut w);
+    assert!(w.zk().get("/controller").is_some());
 }
