@@ -245,8 +245,19 @@ fn controls(p: &ControlsProps) -> Html {
 pub(crate) fn mode_words(m: Mode) -> &'static str {
     match m {
         Mode::Legacy => "Kafka 0.11–1.0",
+        Mode::Kafka11 => "Kafka 1.1–2.0 (KAFKA-5642)",
         Mode::Fenced => "with the KAFKA-6082 fix",
         Mode::Kraft => "KRaft quorum",
+    }
+}
+
+/// The behaviour picker's label for a mode.
+fn mode_label(m: Mode) -> &'static str {
+    match m {
+        Mode::Legacy => "0.11–1.0 (legacy)",
+        Mode::Kafka11 => "1.1–2.0 (no retry after expiry)",
+        Mode::Fenced => "KAFKA-6082 fix (fenced)",
+        Mode::Kraft => "KRaft, no ZooKeeper",
     }
 }
 
@@ -442,6 +453,7 @@ pub fn app(props: &AppProps) -> Html {
                         <Graph view={view.clone()} cut_mode={model.cut_mode} watch_partition={watch.clone()} on_commands={on_commands.clone()} />
                         <InFlight view={view.clone()} />
                         if full {
+                            <crate::faults::FaultBar view={view.clone()} on_commands={on_commands.clone()} />
                             <p class="legend small">
                                 <span class="lg lg-acting">{"♛ acting controller (isActive)"}</span>
                                 <span class="lg lg-zkctl">{"holds /controller"}</span>
@@ -471,8 +483,8 @@ pub fn app(props: &AppProps) -> Html {
                             }
                             if let Some(c) = &caption {
                                 <p><span class="story-step">{format!("Step {}", c.step)}{ if c.step == cursor { "" } else { " (earlier)" } }</span>{" "}{c.text.clone()}</p>
-                            } else if model.mode != Mode::Legacy && !model.tl.borrow().scenario().captions.is_empty() {
-                                <p class="dim">{format!("{description} The story captions describe the legacy (0.11–1.0) run; this run uses the {} behaviour, so they are hidden.", model.mode.name())}</p>
+                            } else if model.mode != model.story_mode() && !model.tl.borrow().scenario().captions.is_empty() {
+                                <p class="dim">{format!("{description} The story captions describe the {} ({}) run; this run uses the {} behaviour, so they are hidden.", model.story_mode().name(), mode_words(model.story_mode()), model.mode.name())}</p>
                             } else if !model.captions.is_empty() {
                                 <p class="dim">{format!("{} Press “Next story step” to follow the story ({} story steps).", description, model.captions.len())}</p>
                             } else {
@@ -623,15 +635,15 @@ fn header(p: &HeaderProps) -> Html {
                 </label>
                 <label>{"behaviour "}
                     <select onchange={on_mode} aria-label="Kafka behaviour the brokers run" data-testid="mode-select">
-                        <option value="legacy" selected={m.mode == Mode::Legacy}>{"0.11–1.0 (legacy)"}</option>
-                        <option value="fenced" selected={m.mode == Mode::Fenced}>{"KAFKA-6082 fix (fenced)"}</option>
-                        <option value="kraft" selected={m.mode == Mode::Kraft}>{"KRaft, no ZooKeeper"}</option>
+                        { for Mode::ALL.into_iter().map(|x| html!{
+                            <option value={x.name()} selected={m.mode == x}>{mode_label(x)}</option>
+                        }) }
                     </select>
                 </label>
                 <label>{"side by side with "}
                     <select onchange={on_compare} aria-label="Show another behaviour side by side, in lockstep" data-testid="compare-select">
                         <option value="none" selected={m.compare_mode.is_none()}>{"nothing"}</option>
-                        { for [Mode::Legacy, Mode::Fenced, Mode::Kraft].into_iter().filter(|x| *x != m.mode).map(|x| html!{
+                        { for Mode::ALL.into_iter().filter(|x| *x != m.mode).map(|x| html!{
                             <option value={x.name()} selected={m.compare_mode == Some(x)}>{x.name()}</option>
                         }) }
                     </select>

@@ -109,6 +109,7 @@ fn schedule_slice(run: Rc<RefCell<Option<Run>>>, generation: Rc<RefCell<u64>>, g
 #[function_component(ExplorerPanel)]
 pub fn explorer_panel(p: &ExplorerProps) -> Html {
     let status = use_state(|| Status::Idle);
+    let operator = use_state(|| false);
     let run = use_mut_ref(|| None::<Run>);
     let generation = use_mut_ref(|| 0u64);
     // Stop the search when the panel goes away.
@@ -118,14 +119,14 @@ pub fn explorer_panel(p: &ExplorerProps) -> Html {
     }
     let on_start = {
         let (run, generation, set) = (run.clone(), generation.clone(), status.setter());
-        let (mode, base) = (p.mode, p.base.clone());
+        let (mode, base, operator) = (p.mode, p.base.clone(), *operator);
         Callback::from(move |_: MouseEvent| {
             let gen = {
                 let mut g = generation.borrow_mut();
                 *g += 1;
                 *g
             };
-            let ex = Explorer::new(base.clone(), Options { mode, seed: base.seed, ..Options::default() });
+            let ex = Explorer::new(base.clone(), Options { mode, seed: base.seed, operator, ..Options::default() });
             *run.borrow_mut() = Some(Run { ex, t0: now_ms(), generation: gen, mode });
             set.set(Status::Running { tried: 0, elapsed_ms: 0.0 });
             schedule_slice(run.clone(), generation.clone(), gen, set.clone());
@@ -200,6 +201,11 @@ pub fn explorer_panel(p: &ExplorerProps) -> Html {
                 if running {
                     <button onclick={on_cancel} data-testid="explore-cancel">{"Cancel"}</button>
                 }
+                <label class="small" title="The only way left to move a 1.1 controller without its session expiring">
+                    <input type="checkbox" checked={*operator} disabled={running} data-testid="explore-operator"
+                        onchange={let o = operator.clone(); Callback::from(move |_: Event| o.set(!*o))} />
+                    {" also let an operator delete /controller"}
+                </label>
             </div>
             {body}
         </section>

@@ -11,6 +11,7 @@ pub mod debug;
 pub mod embed;
 pub mod explorer;
 pub mod export;
+pub mod faults;
 pub mod geometry;
 pub mod graph;
 pub mod model;

@@ -179,8 +179,12 @@ fn builtin_scenario(name: &str) -> Result<Scenario, String> {
 /// A scenario that any version of the core accepts, used only when every built-in fails.
 const FALLBACK_JSON: &str = r#"{"name":"empty","description":"Three brokers and no faults (every built-in failed to load).","cluster":{"brokers":[1,2,3]},"consumers":[{"id":1,"group":"payments-group"}]}"#;
 
+fn mentions(e: &Event, text: &str) -> bool {
+    e.line.contains(text) || e.details.iter().any(|d| d.contains(text))
+}
+
 /// Resolves captions against the events: a caption belongs to the first event whose node matches
-/// (when given) and whose line contains its text. Only steps up to `until` count: after a user's
+/// (when given) and whose line or one of its detail lines contains its text. Only steps up to `until` count: after a user's
 /// first command the run is no longer the one the story tells.
 pub fn resolve_captions(scenario: &Scenario, events: &[Event], until: Option<usize>) -> Vec<StepCaption> {
     let mut out: Vec<StepCaption> = scenario
@@ -189,7 +193,7 @@ pub fn resolve_captions(scenario: &Scenario, events: &[Event], until: Option<usi
         .filter_map(|c| {
             events
                 .iter()
-                .position(|e| c.node.map(|n| n == e.node).unwrap_or(true) && e.line.contains(&c.contains))
+                .position(|e| c.node.map(|n| n == e.node).unwrap_or(true) && mentions(e, &c.contains))
                 .map(|i| StepCaption { step: i + 1, text: c.text.clone() })
         })
         .collect();
@@ -301,12 +305,28 @@ impl Model {
         let tl = self.tl.borrow();
         self.events = Rc::new(tl.events().to_vec());
         self.forked_at = tl.user_commands().first().map(|u| u.at_step as usize);
-        // A scenario's captions tell its story in the legacy behaviour; other modes run differently.
-        self.captions = if self.mode == Mode::Legacy {
+        // A scenario's captions tell its story in its own mode; other modes run differently.
+        self.captions = if self.mode == self.story_mode() {
             Rc::new(resolve_captions(tl.scenario(), &self.events, self.forked_at))
         } else {
             Rc::new(Vec::new())
         };
+    }
+
+    /// Loads a scenario in the behaviour it names (a built-in such as `controller-moved`, or a
+    /// file saved by the playground), else in the current one; a refused scenario changes nothing.
+    fn load_in_own_mode(&mut self, s: Result<Scenario, String>, name: String, what: &str) {
+        let (old, saved) = (self.mode, s.as_ref().ok().and_then(|s| s.mode));
+        self.mode = saved.unwrap_or(old);
+        self.load(s, name, None, what);
+        if self.notice.as_ref().map(|n| n.error).unwrap_or(false) {
+            self.mode = old;
+        }
+    }
+
+    /// The mode the scenario's story captions were written for (its `mode`, else legacy).
+    pub fn story_mode(&self) -> Mode {
+        self.tl.borrow().scenario().mode.unwrap_or_default()
     }
 
     /// The step shown.
@@ -475,17 +495,11 @@ impl Reducible for Model {
             Action::SetCutMode(c) => m.cut_mode = c,
             Action::LoadBuiltin(name) => {
                 let s = builtin_scenario(&name);
-                m.load(s, name.clone(), None, &format!("built-in scenario '{name}'"));
+                m.load_in_own_mode(s, name.clone(), &format!("built-in scenario '{name}'"));
             }
             Action::LoadJson { name, text } => {
                 let s = Scenario::from_json(&text).map_err(|e| e.to_string());
-                // A file saved by the playground names the behaviour it ran under.
-                let (old, saved) = (m.mode, s.as_ref().ok().and_then(|s| s.mode));
-                m.mode = saved.unwrap_or(old);
-                m.load(s, name.clone(), None, &format!("'{name}'"));
-                if m.notice.as_ref().map(|n| n.error).unwrap_or(false) {
-                    m.mode = old;
-                }
+                m.load_in_own_mode(s, name.clone(), &format!("'{name}'"));
             }
             Action::FileError(e) => m.notice = Some(Notice { error: true, text: e }),
             Action::SeedText(t) => m.seed_text = t,

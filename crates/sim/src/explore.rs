@@ -251,6 +251,8 @@ impl Explorer {
                             small.len()
                         );
                         s.seed = self.opts.seed;
+                        // The file runs in the mode it was found in (`run` and the playground).
+                        s.mode = Some(self.opts.mode);
                         s
                     },
                     schedule: small,
