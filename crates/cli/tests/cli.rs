@@ -217,3 +217,40 @@ fn a_playground_export_runs_in_its_saved_mode_with_faults_by_step() {
     assert_ne!(final_state(&o), fenced);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn kafka_1_1_the_controller_moved_scenario_and_operator_faults() {
+    // controller-moved names its mode: `run` uses it, and it ends leaderless; fenced does not.
+    let p3 = |f: &serde_json::Value| {
+        f["partitions"].as_array().unwrap().iter().find(|p| p["partition"] == 3).unwrap()["leader"].clone()
+    };
+    let f = final_state(&sb(&["run", "controller-moved", "--json"]));
+    assert_eq!((f["mode"].as_str(), p3(&f).as_i64()), (Some("1.1"), Some(-1)));
+    let f = final_state(&sb(&["run", "controller-moved", "--json", "--mode", "fenced"]));
+    assert!(p3(&f).as_i64().unwrap() >= 0);
+    let f = final_state(&sb(&["run", "seed-incident", "--json", "--mode", "1.1"]));
+    assert!(f["partitions"].as_array().unwrap().iter().all(|p| p["leader"].as_i64().unwrap() >= 0));
+    // The explorer needs --operator to break 1.1; its counterexample file replays in 1.1.
+    let dir = std::env::temp_dir().join(format!("splitbrain-explore11-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("cx.json");
+    let o = sb(&[
+        "explore",
+        "--mode",
+        "1.1",
+        "--operator",
+        "--budget-schedules",
+        "2000",
+        "--json",
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).lines().last().unwrap()).unwrap();
+    let schedule = v["result"]["violation"]["schedule"].as_array().expect("a violation").clone();
+    assert!(schedule.iter().any(|e| e["do"]["op"] == "delete_controller"), "{schedule:?}");
+    let f = final_state(&sb(&["run", &out.to_string_lossy(), "--json"]));
+    assert_eq!(f["mode"], "1.1");
+    assert!(f["partitions"].as_array().unwrap().iter().any(|p| p["leader"] == -1));
+    let _ = std::fs::remove_dir_all(&dir);
+}
