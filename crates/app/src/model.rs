@@ -354,6 +354,7 @@ impl Model {
             Ok(tl) => {
                 let (speed, cut, compare) = (self.speed, self.cut_mode, self.compare_mode);
                 self.replace(tl, source, None);
+                self.notice = unreached_notice(&self.tl.borrow());
                 self.speed = speed;
                 self.cut_mode = cut;
                 self.mode = mode;
@@ -367,6 +368,23 @@ impl Model {
             }
         }
     }
+}
+
+/// A notice for faults a scenario placed after steps the run never reaches (nothing is dropped
+/// silently).
+fn unreached_notice(tl: &Timeline) -> Option<Notice> {
+    let last = tl.world_at(tl.len()).filter(|w| w.finished())?;
+    let missed = last.unreached_step_faults();
+    let (step, cmd) = missed.first()?;
+    Some(Notice {
+        error: false,
+        text: format!(
+            "{} fault(s) placed by step were not applied because the run ends after {} steps (first: '{}' after step {step}).",
+            missed.len(),
+            last.step_count(),
+            cmd.describe()
+        ),
+    })
 }
 
 /// Describes a command for the user, with the nodes written as on the graph.

@@ -245,3 +245,22 @@ async fn a_bad_scenario_file_keeps_the_current_run_and_says_why() {
     });
     assert!(m3.notice.as_ref().unwrap().text.contains("1 to 9"), "{}", m3.notice.as_ref().unwrap().text);
 }
+
+#[wasm_bindgen_test]
+async fn a_file_with_faults_past_the_end_of_its_run_loads_and_says_which_were_not_applied() {
+    use splitbrain_app::model::{Action, Model};
+    use std::rc::Rc;
+    use yew::Reducible;
+    let m = Rc::new(Model::initial());
+    let text = r#"{"name":"late","cluster":{"brokers":[1,2,3]},"end_ms":1000,
+        "after_steps":[{"after_step":0,"do":{"op":"crash","node":"b2"}},{"after_step":50000,"do":{"op":"crash","node":"b1"}}]}"#;
+    let m2 = m.reduce(Action::LoadJson { name: "late.json".into(), text: text.into() });
+    assert_eq!(m2.source, "late.json", "the file is loaded");
+    let n = m2.notice.clone().expect("a notice");
+    assert!(!n.error, "{}", n.text);
+    assert!(
+        n.text.contains("1 fault(s)") && n.text.contains("crash b1") && n.text.contains("after step 50000"),
+        "{}",
+        n.text
+    );
+}

@@ -151,6 +151,15 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
         }
     }
     let summary = world.summary();
+    if world.finished() {
+        for (step, cmd) in world.unreached_step_faults() {
+            eprintln!(
+                "splitbrain: note: '{}' (after step {step}) was not applied: the run ended after {} steps",
+                cmd.describe(),
+                world.step_count()
+            );
+        }
+    }
     if io_ok {
         if json {
             let _ = writeln!(out, "{}", serde_json::json!({ "final": summary }));

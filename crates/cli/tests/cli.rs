@@ -254,3 +254,24 @@ fn kafka_1_1_the_controller_moved_scenario_and_operator_faults() {
     assert!(f["partitions"].as_array().unwrap().iter().any(|p| p["leader"] == -1));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_fault_placed_after_the_last_step_is_reported_not_dropped_silently() {
+    let dir = std::env::temp_dir().join(format!("splitbrain-late-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("late.json");
+    std::fs::write(
+        &p,
+        r#"{"name":"late","cluster":{"brokers":[1,2,3]},"end_ms":1000,
+            "after_steps":[{"after_step":50000,"do":{"op":"crash","node":"b1"}}]}"#,
+    )
+    .unwrap();
+    let o = sb(&["run", &p.to_string_lossy(), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("'crash b1' (after step 50000) was not applied: the run ended after"),
+        "{}",
+        stderr(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -415,6 +415,13 @@ impl World {
         self.net.links().filter(|l| !l.a_to_b.up || !l.b_to_a.up).map(|l| (l.a, l.b)).collect()
     }
 
+    /// Faults placed by step number ([`crate::scenario::Scenario::after_steps`]) that the run has
+    /// not reached yet; once it is [`finished`](World::finished) they will never apply, and a
+    /// caller should say so rather than drop them silently.
+    pub fn unreached_step_faults(&self) -> Vec<(u64, Command)> {
+        self.cfg.after_steps.iter().filter(|(s, _)| *s > self.step).cloned().collect()
+    }
+
     /// True when nothing more will happen before the scenario's end.
     pub fn finished(&self) -> bool {
         let step_fault_due = self.cfg.after_steps.binary_search_by_key(&self.step, |(s, _)| *s).is_ok();
