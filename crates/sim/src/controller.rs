@@ -676,12 +676,22 @@ impl Broker {
             format!("Processing Expire (queue cleared: {dropped} event(s) dropped); activeControllerId = -1"),
         );
         if was {
-            self.resign(out);
+            self.resign_noting("its session expired; Expire does not read /controller".into(), out);
         }
     }
 
     /// `onControllerResignation`.
     fn resign(&mut self, out: &mut Outbox) {
+        let holder = if self.controller.active_id < 0 {
+            String::from("/controller is now empty")
+        } else {
+            format!("/controller is now broker {}", self.controller.active_id)
+        };
+        self.resign_noting(holder, out);
+    }
+
+    /// `onControllerResignation`, with `why` in the log line's parenthesis after the epoch.
+    fn resign_noting(&mut self, why: String, out: &mut Outbox) {
         let epoch = self.controller.ctx.epoch;
         self.controller.listeners = false;
         self.controller.partition_states.clear();
@@ -692,15 +702,7 @@ impl Broker {
         self.clog(
             out,
             EventKind::ControllerResigned,
-            format!(
-                "Broker {} resigned as the controller (it held epoch {epoch}; /controller is now {})",
-                self.id,
-                if self.controller.active_id < 0 {
-                    String::from("empty")
-                } else {
-                    format!("broker {}", self.controller.active_id)
-                }
-            ),
+            format!("Broker {} resigned as the controller (it held epoch {epoch}; {why})", self.id),
         );
     }
 

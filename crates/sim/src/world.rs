@@ -848,6 +848,16 @@ impl World {
             }
             if !both0 && both1 {
                 self.with_broker(b, log, |br, cfg, out| br.on_zk_link_restored(cfg, out));
+                // Back within the read timeout: the connection never dropped, so the server
+                // delivers what it held for the session on it (no reconnect will ask for it).
+                let br = &self.brokers[&b];
+                if let (ConnState::Connected, Some(s)) = (br.zk.state, br.zk.session) {
+                    if let Some(held) = self.held_watches.remove(&s) {
+                        for event in held {
+                            self.send(NodeId::Zk, NodeId::Broker(b), Payload::ZkWatch { event }, log);
+                        }
+                    }
+                }
             }
         }
         // Controller requests held on a cut broker–broker link go out again.

@@ -133,9 +133,17 @@ impl ZkClient {
     }
 
     /// The session is gone and nothing will be retried (Kafka 1.1's `ZooKeeperClient`): every
-    /// outstanding request fails.
+    /// outstanding request fails — except an ISR change notification, which
+    /// `ReplicaManager.maybePropagateIsrChanges` keeps in `isrChangeSet` until a write succeeds, so
+    /// it goes out again on the new session.
     pub fn fail_all(&mut self) -> Vec<Outstanding> {
-        core::mem::take(&mut self.outstanding).into_values().collect()
+        let (kept, failed): (BTreeMap<u64, Outstanding>, BTreeMap<u64, Outstanding>) =
+            core::mem::take(&mut self.outstanding).into_iter().partition(|(_, o)| o.purpose == Purpose::IsrNotify);
+        self.outstanding = kept;
+        for o in self.outstanding.values_mut() {
+            o.in_flight = false;
+        }
+        failed.into_values().collect()
     }
 
     /// True if a request for `purpose` is outstanding.
@@ -167,5 +175,23 @@ mod tests {
         assert_eq!(c.outstanding[&x1].sends, 2);
         assert!(c.complete(x1).is_some());
         assert!(c.outstanding.is_empty());
+    }
+
+    #[test]
+    fn after_expiry_only_an_isr_change_notification_survives_for_the_new_session() {
+        let mut c = ZkClient { state: ConnState::Connected, ..ZkClient::default() };
+        let (_, _) = c.submit(read(), Purpose::Controller);
+        let notify = ZkOp::Create {
+            path: "/isr_change_notification/isr_change_".into(),
+            data: crate::zookeeper::ZData::Empty,
+            ephemeral: false,
+            sequential: true,
+        };
+        let (xn, _) = c.submit(notify, Purpose::IsrNotify);
+        let failed = c.fail_all();
+        assert_eq!(failed.len(), 1);
+        assert_eq!(failed[0].purpose, Purpose::Controller);
+        assert_eq!(c.outstanding.keys().copied().collect::<Vec<_>>(), alloc::vec![xn]);
+        assert!(!c.outstanding[&xn].in_flight, "sent again once the new session is connected");
     }
 }
