@@ -94,6 +94,17 @@ fn a_controller_move_without_expiry_still_breaks_1_1_but_not_the_fence() {
         let zombie = events.iter().position(|e| says(e, "a deposed controller's decision")).expect("zombie write");
         let deleted = events.iter().position(|e| e.line.contains("delete /controller")).unwrap();
         assert!(deleted < zombie && zombie < crash, "{mode:?}");
+        // The notification ZooKeeper held while broker 1 was cut reaches it when the link heals
+        // (the connection never dropped), and broker 1 resigns long before its crash.
+        let heal = events.iter().position(|e| e.line.contains("FAULT: heal b1")).unwrap();
+        let notified = deleted
+            + events[deleted..]
+                .iter()
+                .position(|e| e.node == NodeId::Broker(1) && e.line.contains("watch NodeDeleted /controller"))
+                .expect("broker 1 hears of the delete");
+        let resigned =
+            events.iter().position(|e| e.line.contains("Broker 1 resigned as the controller")).expect("b1 resigns");
+        assert!(heal < notified && notified < resigned && resigned < crash, "{mode:?}");
         assert_eq!(p3_leader(&w), -1, "{mode:?}");
         assert_eq!(w.consumer_views()[0].status, "coordinator_not_available", "{mode:?}");
     }
