@@ -61,6 +61,24 @@ export async function run({ page, baseUrl, screenshot, assert }) {
   assert.equal(await page.locator('[data-testid=docs-div] [data-testid=notice]').count(), 0, 'no message about options');
   assert.ok(await page.isVisible('[data-testid=docs-div] [data-testid=controller-diff]'), 'controller panel shown');
   assert.equal(await page.locator('[data-testid=docs-div] [data-testid=partition-table]').count(), 0, 'only the panels asked for');
+  // A second div on the same page: its own run (controller-moved, in the 1.1 behaviour it names),
+  // keys step only the focused widget, and no element id appears twice in the document.
+  const second = '[data-testid=docs-div-2]';
+  await page.waitForSelector(`${second} [data-testid=app-root] svg.graph [data-node=b1]`, { timeout: 30_000 });
+  const secondInfo = await page.textContent(`${second} [data-testid=step-info]`);
+  const [, at, of] = /^step (\d+) \/ (\d+)/.exec(secondInfo);
+  assert.equal(at, of, `controller-moved at its end: ${secondInfo}`);
+  assert.match(await page.textContent(`${second} .embed-title`), /1\.1/);
+  await page.focus(`${second} [data-testid=app-root]`);
+  await page.keyboard.press('ArrowLeft');
+  assert.match(await page.textContent(`${second} [data-testid=step-info]`), new RegExp(`^step ${at - 1} /`));
+  assert.match(await page.textContent('[data-testid=docs-div] [data-testid=step-info]'), /^step 105 \//, 'the other widget did not move');
+  const dupIds = await page.evaluate(() => {
+    const seen = new Map();
+    for (const el of document.querySelectorAll('[id]')) seen.set(el.id, (seen.get(el.id) || 0) + 1);
+    return [...seen].filter(([, n]) => n > 1).map(([id]) => id);
+  });
+  assert.deepEqual(dupIds, [], `duplicate ids: ${dupIds}`);
   const docFrame = await widgetIn(await (await page.$('iframe[data-testid=docs-iframe]')).contentFrame());
   assert.match(await info(docFrame), /^step 391 \//);
   await screenshot('2-docs');

@@ -48,6 +48,7 @@ export async function run({ page, baseUrl, screenshot, assert }) {
   // The seed incident in 1.1: the session-expiry path is closed; the story is hidden.
   await page.selectOption('[data-testid=scenario-select]', 'seed-incident');
   await page.waitForFunction(() => window.splitbrain.view().scenario === 'seed-incident');
+  assert.equal(await page.inputValue('[data-testid=mode-select]'), 'legacy', "controller-moved's own mode does not stick");
   await page.selectOption('[data-testid=mode-select]', '1.1');
   await page.waitForFunction(() => window.splitbrain.view().mode === '1.1');
   await page.click('[data-testid=step-end]');

@@ -62,6 +62,9 @@ struct LogProps {
     events: Rc<Vec<SimEvent>>,
     captions: Rc<Vec<StepCaption>>,
     on_jump: Callback<usize>,
+    /// Element ids (`ev-N`, `event-log`) as anchors: only on the full page, where there is one
+    /// log; an embedding page may hold several widgets.
+    ids: bool,
 }
 
 /// Every event as a log line; re-rendered only when the run's history changes. The current
@@ -83,7 +86,7 @@ fn event_log(props: &LogProps) -> Html {
     let mut prev_t = 0u64;
     let mut items: Vec<Html> = Vec::with_capacity(props.events.len() + 4);
     items.push(html! {
-        <li key="ev-0" id="ev-0" class="ev k-info" data-step="0"><span class="st">{"0"}</span><span class="t">{"0.000s"}</span><span class="n"></span><span class="l">{"start of the run"}</span></li>
+        <li key="ev-0" id={props.ids.then_some("ev-0")} class="ev k-info" data-step="0"><span class="st">{"0"}</span><span class="t">{"0.000s"}</span><span class="n"></span><span class="l">{"start of the run"}</span></li>
     });
     let mut ci = props.captions.iter().peekable();
     for e in props.events.iter() {
@@ -104,7 +107,7 @@ fn event_log(props: &LogProps) -> Html {
         let alert = !e.alerts_raised.is_empty();
         let title = if e.details.is_empty() { None } else { Some(e.details.join("\n")) };
         items.push(html! {
-            <li key={format!("ev-{step}")} id={format!("ev-{step}")} data-step={step.to_string()}
+            <li key={format!("ev-{step}")} id={props.ids.then(|| format!("ev-{step}"))} data-step={step.to_string()}
                 class={classes!("ev", kind_class(e.kind), has_caption.then_some("captioned"), alert.then_some("alerting"))} title={title}>
                 <span class="st">{step}</span>
                 <span class="t">{fmt_time(e.time_ms)}</span>
@@ -118,7 +121,7 @@ fn event_log(props: &LogProps) -> Html {
         });
     }
     html! {
-        <ol class="log" id="event-log" data-testid="event-log" {onclick} aria-label="Event log: click a line to jump to that step">
+        <ol class="log" id={props.ids.then_some("event-log")} data-testid="event-log" {onclick} aria-label="Event log: click a line to jump to that step">
             { for items }
         </ol>
     }
@@ -496,7 +499,7 @@ pub fn app(props: &AppProps) -> Html {
                         <section class="panel log-panel" aria-label="Event log">
                             <div class="panel-head"><h2>{"Event log"}</h2><span class="dim small">{format!("{} events · click a line to jump", len)}</span></div>
                             <div class="log-scroll" id={full.then_some("log-scroll")}>
-                                <EventLog events={model.events.clone()} captions={model.captions.clone()} on_jump={on_jump} />
+                                <EventLog events={model.events.clone()} captions={model.captions.clone()} on_jump={on_jump} ids={full} />
                             </div>
                         </section>
                     }

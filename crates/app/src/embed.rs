@@ -50,8 +50,8 @@ pub struct EmbedOptions {
     pub link: Option<String>,
     /// A built-in scenario's name.
     pub scenario: String,
-    /// Kafka behaviour.
-    pub mode: Mode,
+    /// Kafka behaviour; without it, the scenario's own (else legacy).
+    pub mode: Option<Mode>,
     /// The behaviour shown side by side.
     pub compare: Option<Mode>,
     /// Seed (the scenario's own when absent).
@@ -75,7 +75,7 @@ impl Default for EmbedOptions {
         EmbedOptions {
             link: None,
             scenario: DEFAULT_SCENARIO.to_string(),
-            mode: Mode::Legacy,
+            mode: None,
             compare: None,
             seed: None,
             step: 0,
@@ -114,7 +114,7 @@ impl EmbedOptions {
                     None => o.problems.push(format!("there is no built-in scenario '{}'", clip(v))),
                 },
                 "mode" => match Mode::parse(v) {
-                    Ok(m) => o.mode = m,
+                    Ok(m) => o.mode = Some(m),
                     Err(e) => o.problems.push(e),
                 },
                 "compare" => match v {
@@ -186,9 +186,16 @@ impl EmbedOptions {
             Some(l) => crate::share::model_for_fragment(l),
             None => {
                 let s = builtin(&self.scenario).ok_or_else(|| format!("unknown built-in '{}'", self.scenario));
-                match s.and_then(|s| Timeline::with_mode(s, self.seed, self.mode).map_err(|e| e.to_string())) {
-                    Ok(tl) => {
-                        let m = Model::from_restored(tl, self.scenario.clone(), self.mode);
+                // Without a `mode` option a built-in runs in the behaviour it is written for.
+                let s = s.map(|s| {
+                    let mode = self.mode.or(s.mode).unwrap_or_default();
+                    (s, mode)
+                });
+                match s.and_then(|(s, mode)| {
+                    Timeline::with_mode(s, self.seed, mode).map(|tl| (tl, mode)).map_err(|e| e.to_string())
+                }) {
+                    Ok((tl, mode)) => {
+                        let m = Model::from_restored(tl, self.scenario.clone(), mode);
                         m.tl.borrow_mut().seek(self.step);
                         m.with_compare(self.compare)
                     }
@@ -287,7 +294,7 @@ mod tests {
             ("colour", "red"),
         ]);
         assert_eq!(o.scenario, "clean-failover");
-        assert_eq!(o.mode, Mode::Fenced);
+        assert_eq!(o.mode, Some(Mode::Fenced));
         assert_eq!(o.compare, Some(Mode::Kraft));
         assert_eq!(o.step, 42);
         assert_eq!(o.panels, vec![Panel::Log, Panel::Partitions]);

@@ -296,11 +296,6 @@ pub fn graph(props: &GraphProps) -> Html {
         <svg ref={svg_ref} class={classes!("graph", many.then_some("many"))} data-testid="graph" viewBox={format!("{} {} {} {}", f1(vb.x), f1(vb.y), f1(vb.w), f1(vb.h))}
             role="group" aria-label="Cluster graph: brokers, ZooKeeper and the consumer. Drag across links to cut or heal them."
             {onpointerdown} {onpointermove} {onpointerup} {onpointercancel}>
-            <defs>
-                <pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
-                    <line x1="0" y1="0" x2="0" y2="6" class="hatch-line" />
-                </pattern>
-            </defs>
             <rect class="backdrop" x={fmt(vb.x)} y={fmt(vb.y)} width={fmt(vb.w)} height={fmt(vb.h)} />
             <g class="links">{ for link_html }</g>
             <g class="nodes">{ for node_html }</g>

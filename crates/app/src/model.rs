@@ -184,16 +184,19 @@ fn mentions(e: &Event, text: &str) -> bool {
 }
 
 /// Resolves captions against the events: a caption belongs to the first event whose node matches
-/// (when given) and whose line or one of its detail lines contains its text. Only steps up to `until` count: after a user's
+/// (when given) and whose line contains its text, else to the first whose detail lines do. Only steps up to `until` count: after a user's
 /// first command the run is no longer the one the story tells.
 pub fn resolve_captions(scenario: &Scenario, events: &[Event], until: Option<usize>) -> Vec<StepCaption> {
     let mut out: Vec<StepCaption> = scenario
         .captions
         .iter()
         .filter_map(|c| {
+            let node_ok = |e: &Event| c.node.map(|n| n == e.node).unwrap_or(true);
+            // A headline match wins over an earlier detail line that happens to contain the text.
             events
                 .iter()
-                .position(|e| c.node.map(|n| n == e.node).unwrap_or(true) && mentions(e, &c.contains))
+                .position(|e| node_ok(e) && e.line.contains(&c.contains))
+                .or_else(|| events.iter().position(|e| node_ok(e) && mentions(e, &c.contains)))
                 .map(|i| StepCaption { step: i + 1, text: c.text.clone() })
         })
         .collect();
@@ -314,10 +317,14 @@ impl Model {
     }
 
     /// Loads a scenario in the behaviour it names (a built-in such as `controller-moved`, or a
-    /// file saved by the playground), else in the current one; a refused scenario changes nothing.
+    /// file saved by the playground), else in the current one (legacy if the current one was only
+    /// the previous scenario's own); a refused scenario changes nothing.
     fn load_in_own_mode(&mut self, s: Result<Scenario, String>, name: String, what: &str) {
         let (old, saved) = (self.mode, s.as_ref().ok().and_then(|s| s.mode));
-        self.mode = saved.unwrap_or(old);
+        // A mode the previous scenario chose for itself does not stick to the next one.
+        let carried =
+            if self.story_mode() == old && self.tl.borrow().scenario().mode.is_some() { Mode::default() } else { old };
+        self.mode = saved.unwrap_or(carried);
         self.load(s, name, None, what);
         if self.notice.as_ref().map(|n| n.error).unwrap_or(false) {
             self.mode = old;

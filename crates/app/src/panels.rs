@@ -144,9 +144,9 @@ pub fn controller_context_diff(props: &DiffProps) -> Html {
         }
     });
     html! {
-        <section class="panel" aria-labelledby="ctx-h" data-testid="controller-diff">
+        <section class="panel" aria-label="Controller context vs ZooKeeper" data-testid="controller-diff">
             <div class="panel-head">
-                <h2 id="ctx-h">{"Controller context vs ZooKeeper"}</h2>
+                <h2>{"Controller context vs ZooKeeper"}</h2>
                 <button class="small-btn" onclick={toggle} aria-pressed={show_all.to_string()}>{if *show_all { "Only differences" } else { "Show all partitions" }}</button>
             </div>
             <p class="hint">{"Each broker's in-memory partitionLeadershipInfo (cache) beside the state znode in ZooKeeper. A controller writes with the zkVersion it cached: a stale cache means its writes fail or overwrite newer state."}</p>
@@ -213,9 +213,9 @@ pub fn partition_table(props: &PartitionProps) -> Html {
         None => format!("Partitions ({source})"),
     };
     html! {
-        <section class="panel" aria-labelledby="pt-h" data-testid="partition-table">
+        <section class="panel" aria-label="Partitions" data-testid="partition-table">
             <div class="panel-head">
-                <h2 id="pt-h">{title}</h2>
+                <h2>{title}</h2>
                 <span class={classes!("count", (leaderless > 0).then_some("bad"))} data-testid="leaderless-count">
                     {format!("{} of {} without a leader", leaderless, props.partitions.len())}
                 </span>
@@ -268,8 +268,8 @@ pub struct ConsumerProps {
 #[function_component(ConsumerPanel)]
 pub fn consumer_panel(props: &ConsumerProps) -> Html {
     html! {
-        <section class="panel" aria-labelledby="cg-h" data-testid="consumer-panel">
-            <h2 id="cg-h">{"Consumer group"}</h2>
+        <section class="panel" aria-label="Consumer group" data-testid="consumer-panel">
+            <h2>{"Consumer group"}</h2>
             { for props.consumers.iter().map(|c| {
                 let p = props.partitions.iter().find(|p| p.topic == "__consumer_offsets" && p.partition == c.coordinator_partition);
                 let stuck = c.status == "coordinator_not_available";
@@ -341,8 +341,8 @@ pub fn alerts(props: &AlertsProps) -> Html {
         .collect();
     let more = leaderless.saturating_sub(3);
     html! {
-        <section class="panel" aria-labelledby="al-h" data-testid="alerts" aria-live="polite">
-            <h2 id="al-h">{format!("Alerts ({})", props.alerts.len())}</h2>
+        <section class="panel" aria-label="Alerts" data-testid="alerts" aria-live="polite">
+            <h2>{format!("Alerts ({})", props.alerts.len())}</h2>
             if props.alerts.is_empty() {
                 <p class="ok-text">{"✓ No property violated at this step."}</p>
             } else {
@@ -383,9 +383,9 @@ pub fn zk_tree(props: &ZkProps) -> Html {
             || watch_path.as_deref().map(|w| z.path == w || z.path.starts_with(&format!("{w}/"))).unwrap_or(false)
     });
     html! {
-        <section class="panel" aria-labelledby="zk-h" data-testid="zk-tree">
+        <section class="panel" aria-label="ZooKeeper tree" data-testid="zk-tree">
             <div class="panel-head">
-                <h2 id="zk-h">{"ZooKeeper"}</h2>
+                <h2>{"ZooKeeper"}</h2>
                 <button class="small-btn" onclick={toggle} aria-pressed={show_all.to_string()}>{if *show_all { "Hide partition znodes".to_string() } else { format!("Show all {hidden} partition znodes") }}</button>
             </div>
             if props.znodes.is_empty() { <p class="dim">{"No ZooKeeper in this mode: the KRaft quorum holds the metadata."}</p> }
