@@ -65,11 +65,11 @@ fn benches(c: &mut Criterion) {
     g.finish();
     let mut g = c.benchmark_group("explorer");
     g.throughput(Throughput::Elements(100));
-    for mode in [Mode::Legacy, Mode::Fenced, Mode::Kraft] {
+    for mode in Mode::ALL {
         g.bench_function(format!("100 random schedules, seed-incident cluster, {} (schedules)", mode.name()), |b| {
             b.iter(|| {
                 let mut ex = Explorer::new(seed.clone(), Options { mode, seed: 7, ..Options::default() });
-                // A budget in fenced/kraft never stops early; in legacy a find ends the slice.
+                // A budget in 1.1/fenced/kraft never stops early; in legacy a find ends the slice.
                 ex.run(100);
                 ex.tried()
             })
