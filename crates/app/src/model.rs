@@ -244,6 +244,7 @@ impl Model {
         m.mode = mode;
         m.refresh_events();
         m.tl.borrow_mut().seek(cursor);
+        m.notice = unreached_notice(&m.tl.borrow());
         m
     }
 

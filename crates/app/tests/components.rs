@@ -263,4 +263,9 @@ async fn a_file_with_faults_past_the_end_of_its_run_loads_and_says_which_were_no
         "{}",
         n.text
     );
+    // The same from a restored run (a permalink or an embed).
+    let s = splitbrain_sim::Scenario::from_json(text).unwrap();
+    let tl = splitbrain_sim::Timeline::new(s, None).unwrap();
+    let r = Model::from_restored(tl, "late".into(), splitbrain_sim::Mode::Legacy);
+    assert!(r.notice.as_ref().is_some_and(|n| n.text.contains("after step 50000")), "{:?}", r.notice.map(|n| n.text));
 }
