@@ -456,7 +456,6 @@ pub fn app(props: &AppProps) -> Html {
                         <Graph view={view.clone()} cut_mode={model.cut_mode} watch_partition={watch.clone()} on_commands={on_commands.clone()} />
                         <InFlight view={view.clone()} />
                         if full {
-                            <crate::faults::FaultBar view={view.clone()} on_commands={on_commands.clone()} />
                             <p class="legend small">
                                 <span class="lg lg-acting">{"♛ acting controller (isActive)"}</span>
                                 <span class="lg lg-zkctl">{"holds /controller"}</span>
@@ -474,6 +473,9 @@ pub fn app(props: &AppProps) -> Html {
                         can_undo={model.undo.is_some()} undo_label={model.undo_label.clone()} has_next_caption={has_next} has_prev_caption={has_prev}
                         cut_mode={model.cut_mode} dispatch={dispatch.clone()} />
                     if full {
+                        <div class="card fault-card">
+                            <crate::faults::FaultBar view={view.clone()} on_commands={on_commands.clone()} />
+                        </div>
                         <div class="card share-row">
                             <crate::share::ShareBar model={model.clone()} />
                             <ExportBar model={model.clone()} root={root.clone()} />
