@@ -45,7 +45,7 @@ export async function run({ page, baseUrl, screenshot, assert }) {
   assert.match(await page.textContent('[data-testid=story]'), /in 1\.1 as in 1\.0/);
   await screenshot('2-controller-moved-1.1');
 
-  // The seed incident in 1.1: the session-expiry path is closed; the story is hidden.
+  // The seed incident in 1.1: the session-expiry path is closed, and the 1.1 story says so.
   await page.selectOption('[data-testid=scenario-select]', 'seed-incident');
   await page.waitForFunction(() => window.splitbrain.view().scenario === 'seed-incident');
   assert.equal(await page.inputValue('[data-testid=mode-select]'), 'legacy', "controller-moved's own mode does not stick");
@@ -55,6 +55,6 @@ export async function run({ page, baseUrl, screenshot, assert }) {
   await page.waitForFunction(() => window.splitbrain.step() === window.splitbrain.steps());
   const leaders = await page.evaluate(() => window.splitbrain.view().partitions.map((p) => p.leader));
   assert.ok(leaders.every((l) => l >= 0), `every partition led in 1.1: ${leaders}`);
-  assert.match(await page.textContent('[data-testid=story]'), /captions describe the legacy/);
+  assert.match(await page.textContent('[data-testid=story]'), /In 1\.1 this schedule is harmless/);
   assert.doesNotMatch(await lastLine(page), /COORDINATOR_NOT_AVAILABLE/);
 }

@@ -254,6 +254,15 @@ pub(crate) fn mode_words(m: Mode) -> &'static str {
     }
 }
 
+/// "a", "a and b", "a, b and c".
+fn words_list(words: &[&str]) -> String {
+    match words.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 /// The behaviour picker's label for a mode.
 fn mode_label(m: Mode) -> &'static str {
     match m {
@@ -488,8 +497,8 @@ pub fn app(props: &AppProps) -> Html {
                             }
                             if let Some(c) = &caption {
                                 <p><span class="story-step">{format!("Step {}", c.step)}{ if c.step == cursor { "" } else { " (earlier)" } }</span>{" "}{c.text.clone()}</p>
-                            } else if model.mode != model.story_mode() && !model.tl.borrow().scenario().captions.is_empty() {
-                                <p class="dim">{format!("{description} The story captions describe the {} ({}) run; this run uses the {} behaviour, so they are hidden.", model.story_mode().name(), mode_words(model.story_mode()), model.mode.name())}</p>
+                            } else if model.captions.is_empty() && !model.tl.borrow().scenario().captions.is_empty() {
+                                <p class="dim">{format!("{description} The story captions describe the {} run{}; this run uses the {} behaviour, so they are hidden.", words_list(&model.story_modes().iter().map(|m| m.name()).collect::<Vec<_>>()), if model.story_modes().len() > 1 { "s" } else { "" }, model.mode.name())}</p>
                             } else if !model.captions.is_empty() {
                                 <p class="dim">{format!("{} Press “Next story step” to follow the story ({} story steps).", description, model.captions.len())}</p>
                             } else {

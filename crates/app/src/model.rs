@@ -183,13 +183,15 @@ fn mentions(e: &Event, text: &str) -> bool {
     e.line.contains(text) || e.details.iter().any(|d| d.contains(text))
 }
 
-/// Resolves captions against the events: a caption belongs to the first event whose node matches
+/// Resolves the captions of `mode` (a caption without one belongs to the scenario's own mode)
+/// against the events: a caption belongs to the first event whose node matches
 /// (when given) and whose line contains its text, else to the first whose detail lines do. Only steps up to `until` count: after a user's
 /// first command the run is no longer the one the story tells.
-pub fn resolve_captions(scenario: &Scenario, events: &[Event], until: Option<usize>) -> Vec<StepCaption> {
+pub fn resolve_captions(scenario: &Scenario, events: &[Event], until: Option<usize>, mode: Mode) -> Vec<StepCaption> {
     let mut out: Vec<StepCaption> = scenario
         .captions
         .iter()
+        .filter(|c| c.mode.or(scenario.mode).unwrap_or_default() == mode)
         .filter_map(|c| {
             let node_ok = |e: &Event| c.node.map(|n| n == e.node).unwrap_or(true);
             // A headline match wins over an earlier detail line that happens to contain the text.
@@ -260,9 +262,10 @@ impl Model {
         let seed = tl.view().seed;
         let events = Rc::new(tl.events().to_vec());
         let forked_at = tl.user_commands().first().map(|u| u.at_step as usize);
-        let captions = Rc::new(resolve_captions(tl.scenario(), &events, forked_at));
+        let mode = tl.world_at(0).map(|w| w.mode()).unwrap_or_default();
+        let captions = Rc::new(resolve_captions(tl.scenario(), &events, forked_at, mode));
         Model {
-            mode: Mode::Legacy,
+            mode,
             compare_mode: None,
             compare: None,
             forked_at,
@@ -309,12 +312,8 @@ impl Model {
         let tl = self.tl.borrow();
         self.events = Rc::new(tl.events().to_vec());
         self.forked_at = tl.user_commands().first().map(|u| u.at_step as usize);
-        // A scenario's captions tell its story in its own mode; other modes run differently.
-        self.captions = if self.mode == self.story_mode() {
-            Rc::new(resolve_captions(tl.scenario(), &self.events, self.forked_at))
-        } else {
-            Rc::new(Vec::new())
-        };
+        // Each caption tells the story of one mode; other modes run differently.
+        self.captions = Rc::new(resolve_captions(tl.scenario(), &self.events, self.forked_at, self.mode));
     }
 
     /// Loads a scenario in the behaviour it names (a built-in such as `controller-moved`, or a
@@ -330,6 +329,16 @@ impl Model {
         if self.notice.as_ref().map(|n| n.error).unwrap_or(false) {
             self.mode = old;
         }
+    }
+
+    /// The modes the scenario's captions tell a story for, in `Mode::ALL` order.
+    pub fn story_modes(&self) -> Vec<Mode> {
+        let tl = self.tl.borrow();
+        let s = tl.scenario();
+        Mode::ALL
+            .into_iter()
+            .filter(|m| s.captions.iter().any(|c| c.mode.or(s.mode).unwrap_or_default() == *m))
+            .collect()
     }
 
     /// The mode the scenario's story captions were written for (its `mode`, else legacy).

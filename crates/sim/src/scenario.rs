@@ -60,6 +60,10 @@ pub struct Caption {
     pub contains: String,
     /// The caption.
     pub text: String,
+    /// The behaviour whose story it tells (default: the scenario's own): one scenario can tell
+    /// how the incident unfolds, and how each fix stops it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<Mode>,
 }
 
 /// Cluster description.

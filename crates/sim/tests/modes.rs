@@ -130,11 +130,27 @@ fn a_scenario_file_names_its_mode_and_world_new_honours_it() {
 fn every_builtin_caption_matches_a_step_of_its_own_mode() {
     for (name, _) in splitbrain_sim::scenario::builtins() {
         let s = builtin(name).unwrap();
-        let events = run_to_end(&mut World::new(&s).unwrap());
-        for c in &s.captions {
-            let found = events.iter().any(|e| c.node.map(|n| n == e.node).unwrap_or(true) && says(e, &c.contains));
-            assert!(found, "{name}: caption '{}' matches no step", c.contains);
+        for mode in Mode::ALL {
+            let captions: Vec<_> =
+                s.captions.iter().filter(|c| c.mode.or(s.mode).unwrap_or_default() == mode).collect();
+            if captions.is_empty() {
+                continue;
+            }
+            let events = run_to_end(&mut World::with_mode(&s, s.seed, mode).unwrap());
+            for c in captions {
+                let found = events.iter().any(|e| c.node.map(|n| n == e.node).unwrap_or(true) && says(e, &c.contains));
+                assert!(found, "{name} in {}: caption '{}' matches no step", mode.name(), c.contains);
+            }
         }
+    }
+}
+
+#[test]
+fn the_seed_incident_tells_the_story_of_each_fix() {
+    let s = builtin("seed-incident").unwrap();
+    for mode in [Mode::Legacy, Mode::Kafka11, Mode::Fenced] {
+        let n = s.captions.iter().filter(|c| c.mode.unwrap_or_default() == mode).count();
+        assert!(n >= 5, "{}: {n} captions", mode.name());
     }
 }
 
