@@ -1,4 +1,5 @@
-// Embedding: the sample blog post's three iframes each reach their moment of the seed incident and
+// Embedding: the sample blog post's iframes each reach their moment of the seed incident (the last
+// one in the fenced behaviour) and
 // size themselves through postMessage; the docs page mounts a widget into a div; keys step only the
 // focused widget; "open in the full playground" opens the same step; bad embed options are named
 // in a message and never inserted as HTML.
@@ -15,15 +16,17 @@ export async function run({ page, baseUrl, screenshot, assert }) {
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(baseUrl + 'blog-sample.html', { waitUntil: 'load' });
   const moments = [
-    ['moment-elected', 16, /Broker 1 wins the race/],
-    ['moment-stale', 105, /Broker 2 loads every partition state/],
-    ['moment-leaderless', 391, /removing replica 1 from the ISR re-reads ZooKeeper/],
+    ['moment-elected', 16, 657, /Broker 1 wins the race/],
+    ['moment-stale', 105, 657, /Broker 2 loads every partition state/],
+    ['moment-leaderless', 391, 657, /removing replica 1 from the ISR re-reads ZooKeeper/],
+    // The same faults with the fence: the story of the fenced run, at the refused write.
+    ['moment-fenced', 173, 548, /ZooKeeper refuses the whole multi \(BADVERSION\)/],
   ];
-  for (const [id, step, caption] of moments) {
+  for (const [id, step, total, caption] of moments) {
     const handle = await page.$(`iframe[data-testid=${id}]`);
     await handle.scrollIntoViewIfNeeded();
     const frame = await widgetIn(await handle.contentFrame());
-    assert.match(await info(frame), new RegExp(`^step ${step} / 657`), `${id} is at step ${step}`);
+    assert.match(await info(frame), new RegExp(`^step ${step} / ${total}`), `${id} is at step ${step}`);
     assert.match(await frame.textContent('[data-testid=story]'), caption, `${id} caption`);
     // The parent sized the iframe to the height the widget reported.
     await page.waitForFunction((id) => {

@@ -543,7 +543,7 @@ pub fn app(props: &AppProps) -> Html {
             if full {
                 <footer class="foot small dim">
                     {"splitbrain — a deterministic simulation of Kafka's ZooKeeper-era controller (0.11–1.0, 1.1, the 2.1 fence) beside a KRaft quorum. Same scenario + seed + actions = same run. "}
-                    <a href="docs.html">{"Embedding and exports"}</a>{" · "}<a href="blog-sample.html">{"a sample post with three embedded moments"}</a>
+                    <a href="docs.html">{"Embedding and exports"}</a>{" · "}<a href="blog-sample.html">{"a sample post with embedded moments"}</a>
                 </footer>
             }
         </div>
