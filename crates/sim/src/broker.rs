@@ -158,25 +158,14 @@ impl Broker {
     /// Answer to a connect.
     pub fn on_zk_connect_response(&mut self, result: ConnectResult, cfg: &Config, out: &mut Outbox) {
         match result {
-            ConnectResult::Expired if cfg.mode == Mode::Kafka11 => {
-                self.zk.state = ConnState::Expired;
-                self.registered = false;
-                self.session_expired_without_retry(out);
-                out.send(NodeId::Zk, Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms });
-            }
             ConnectResult::Expired => {
-                self.zk.state = ConnState::Expired;
-                self.registered = false;
-                out.log(
-                    EventKind::ZkSession,
-                    format!(
-                        "[ZkClient broker={}] zookeeper state changed (Expired): session 0x{:x} is gone; opening a new session and retrying {} interrupted request(s) on it",
-                        self.id,
-                        self.zk.session.unwrap_or(0),
-                        self.zk.outstanding.len()
-                    ),
+                let zkclient_line = format!(
+                    "[ZkClient broker={}] zookeeper state changed (Expired): session 0x{:x} is gone; opening a new session and retrying {} interrupted request(s) on it",
+                    self.id,
+                    self.zk.session.unwrap_or(0),
+                    self.zk.outstanding.len()
                 );
-                out.send(NodeId::Zk, Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms });
+                self.learn_session_expired(zkclient_line, cfg, out);
             }
             ConnectResult::Connected(s) => {
                 let new_session = self.zk.session != Some(s);
@@ -208,22 +197,29 @@ impl Broker {
         }
     }
 
-    /// Kafka 1.1's `ZooKeeperClient` on `Expired`: every pending request fails with
-    /// `SESSIONEXPIRED` (`retryRequestsUntilConnected` retries only `CONNECTIONLOSS`), then
-    /// `beforeInitializingSession` makes the controller clear its queue and process `Expire`
-    /// before the new session is opened.
-    fn session_expired_without_retry(&mut self, out: &mut Outbox) {
-        let failed = self.zk.fail_all();
-        out.log(
-            EventKind::ZkSession,
-            format!(
-                "[ZooKeeperClient broker={}] Session expired: {} pending request(s) fail with SESSIONEXPIRED and are not retried; initializing a new session",
-                self.id,
-                failed.len()
-            ),
-        );
-        let controller_call = failed.iter().any(|o| o.purpose == Purpose::Controller);
-        self.controller_expire(controller_call, out);
+    /// The client learnt that its session expired; it opens a new one. ≤1.0 (ZkClient, logging
+    /// `zkclient_line`) keeps every request to retry on it. Kafka 1.1's `ZooKeeperClient` fails
+    /// every pending request with `SESSIONEXPIRED` (`retryRequestsUntilConnected` retries only
+    /// `CONNECTIONLOSS`), then `beforeInitializingSession` makes the controller clear its queue
+    /// and process `Expire` before the new session is opened.
+    fn learn_session_expired(&mut self, zkclient_line: String, cfg: &Config, out: &mut Outbox) {
+        self.zk.state = ConnState::Expired;
+        self.registered = false;
+        if cfg.mode == Mode::Kafka11 {
+            let failed = self.zk.fail_all();
+            out.log(
+                EventKind::ZkSession,
+                format!(
+                    "[ZooKeeperClient broker={}] Session expired: {} pending request(s) fail with SESSIONEXPIRED and are not retried; initializing a new session",
+                    self.id,
+                    failed.len()
+                ),
+            );
+            self.controller_expire(out);
+        } else {
+            out.log(EventKind::ZkSession, zkclient_line);
+        }
+        out.send(NodeId::Zk, Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms });
     }
 
     /// `fireNewSessionEvents` then `fireAllEvents`: re-register, re-elect, re-read listeners.
@@ -266,20 +262,9 @@ impl Broker {
             // session. 1.1: the request fails, and so does every other pending one.
             self.zk.lost(xid);
             if self.zk.state == ConnState::Connected {
-                self.zk.state = ConnState::Expired;
-                self.registered = false;
-                if cfg.mode == Mode::Kafka11 {
-                    self.session_expired_without_retry(out);
-                } else {
-                    out.log(
-                        EventKind::ZkSession,
-                        format!(
-                            "[ZkClient broker={}] request failed with SESSIONEXPIRED; opening a new session",
-                            self.id
-                        ),
-                    );
-                }
-                out.send(NodeId::Zk, Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms });
+                let zkclient_line =
+                    format!("[ZkClient broker={}] request failed with SESSIONEXPIRED; opening a new session", self.id);
+                self.learn_session_expired(zkclient_line, cfg, out);
             }
             return;
         }

@@ -650,21 +650,19 @@ impl Broker {
     }
 
     /// Kafka 1.1's `Expire` event, put by `clearAndPut` ahead of everything else when the session
-    /// expired: the event being processed is abandoned if it was waiting on ZooKeeper (its call
-    /// failed with `SESSIONEXPIRED`), the queue is cleared, then `activeControllerId = -1` and
-    /// `onControllerResignation()`.
-    pub(crate) fn controller_expire(&mut self, controller_call_failed: bool, out: &mut Outbox) {
-        if controller_call_failed {
-            if let Some(job) = self.controller.job.take() {
-                self.clog(
-                    out,
-                    EventKind::Info,
-                    format!(
-                        "Error processing event {}: KeeperException$SessionExpiredException (its pending ZooKeeper call is not retried)",
-                        job.event.name()
-                    ),
-                );
-            }
+    /// expired: the event being processed (a job only ever waits on a ZooKeeper call, which has
+    /// just failed with `SESSIONEXPIRED`) is abandoned, the queue is cleared, then
+    /// `activeControllerId = -1` and `onControllerResignation()`.
+    pub(crate) fn controller_expire(&mut self, out: &mut Outbox) {
+        if let Some(job) = self.controller.job.take() {
+            self.clog(
+                out,
+                EventKind::Info,
+                format!(
+                    "Error processing event {}: KeeperException$SessionExpiredException (its pending ZooKeeper call is not retried)",
+                    job.event.name()
+                ),
+            );
         }
         let dropped = self.controller.queue.len();
         self.controller.queue.clear();

@@ -852,11 +852,7 @@ impl World {
                 // delivers what it held for the session on it (no reconnect will ask for it).
                 let br = &self.brokers[&b];
                 if let (ConnState::Connected, Some(s)) = (br.zk.state, br.zk.session) {
-                    if let Some(held) = self.held_watches.remove(&s) {
-                        for event in held {
-                            self.send(NodeId::Zk, NodeId::Broker(b), Payload::ZkWatch { event }, log);
-                        }
-                    }
+                    self.release_held_watches(s, NodeId::Broker(b), log);
                 }
             }
         }
@@ -1033,11 +1029,7 @@ impl World {
                 };
                 self.send(NodeId::Zk, from, Payload::ZkConnectResponse { result }, log);
                 if let ConnectResult::Connected(s) = result {
-                    if let Some(held) = self.held_watches.remove(&s) {
-                        for event in held {
-                            self.send(NodeId::Zk, from, Payload::ZkWatch { event }, log);
-                        }
-                    }
+                    self.release_held_watches(s, from, log);
                 }
             }
             Payload::ZkRequest { session, xid, op, controller } => {
@@ -1084,6 +1076,13 @@ impl World {
                 self.notify(events, log);
             }
             _ => {}
+        }
+    }
+
+    /// Sends `to` the notifications ZooKeeper held for `session` while it could not reach it.
+    fn release_held_watches(&mut self, session: SessionId, to: NodeId, log: &mut StepLog) {
+        for event in self.held_watches.remove(&session).unwrap_or_default() {
+            self.send(NodeId::Zk, to, Payload::ZkWatch { event }, log);
         }
     }
 
