@@ -254,6 +254,17 @@ pub(crate) fn mode_words(m: Mode) -> &'static str {
     }
 }
 
+/// Why the story is hidden: which runs the scenario's captions tell, and which one this is.
+fn hidden_story_words(description: &str, story_modes: &[Mode], mode: Mode) -> String {
+    let names: Vec<&str> = story_modes.iter().map(|m| m.name()).collect();
+    format!(
+        "{description} The story captions describe the {} run{}; this run uses the {} behaviour, so they are hidden.",
+        words_list(&names),
+        if names.len() > 1 { "s" } else { "" },
+        mode.name()
+    )
+}
+
 /// "a", "a and b", "a, b and c".
 fn words_list(words: &[&str]) -> String {
     match words.split_last() {
@@ -498,7 +509,7 @@ pub fn app(props: &AppProps) -> Html {
                             if let Some(c) = &caption {
                                 <p><span class="story-step">{format!("Step {}", c.step)}{ if c.step == cursor { "" } else { " (earlier)" } }</span>{" "}{c.text.clone()}</p>
                             } else if model.captions.is_empty() && !model.tl.borrow().scenario().captions.is_empty() {
-                                <p class="dim">{format!("{description} The story captions describe the {} run{}; this run uses the {} behaviour, so they are hidden.", words_list(&model.story_modes().iter().map(|m| m.name()).collect::<Vec<_>>()), if model.story_modes().len() > 1 { "s" } else { "" }, model.mode.name())}</p>
+                                <p class="dim">{hidden_story_words(&description, &model.story_modes(), model.mode)}</p>
                             } else if !model.captions.is_empty() {
                                 <p class="dim">{format!("{} Press “Next story step” to follow the story ({} story steps).", description, model.captions.len())}</p>
                             } else {

@@ -186,14 +186,12 @@ impl EmbedOptions {
             Some(l) => crate::share::model_for_fragment(l),
             None => {
                 let s = builtin(&self.scenario).ok_or_else(|| format!("unknown built-in '{}'", self.scenario));
-                // Without a `mode` option a built-in runs in the behaviour it is written for.
-                let s = s.map(|s| {
+                let timeline = s.and_then(|s| {
+                    // Without a `mode` option a built-in runs in the behaviour it is written for.
                     let mode = self.mode.or(s.mode).unwrap_or_default();
-                    (s, mode)
-                });
-                match s.and_then(|(s, mode)| {
                     Timeline::with_mode(s, self.seed, mode).map(|tl| (tl, mode)).map_err(|e| e.to_string())
-                }) {
+                });
+                match timeline {
                     Ok((tl, mode)) => {
                         let m = Model::from_restored(tl, self.scenario.clone(), mode);
                         m.tl.borrow_mut().seek(self.step);

@@ -179,10 +179,6 @@ fn builtin_scenario(name: &str) -> Result<Scenario, String> {
 /// A scenario that any version of the core accepts, used only when every built-in fails.
 const FALLBACK_JSON: &str = r#"{"name":"empty","description":"Three brokers and no faults (every built-in failed to load).","cluster":{"brokers":[1,2,3]},"consumers":[{"id":1,"group":"payments-group"}]}"#;
 
-fn mentions(e: &Event, text: &str) -> bool {
-    e.line.contains(text) || e.details.iter().any(|d| d.contains(text))
-}
-
 /// Resolves the captions of `mode` (a caption without one belongs to the scenario's own mode)
 /// against the events: a caption belongs to the first event whose node matches
 /// (when given) and whose line contains its text, else to the first whose detail lines do. Only steps up to `until` count: after a user's
@@ -191,14 +187,14 @@ pub fn resolve_captions(scenario: &Scenario, events: &[Event], until: Option<usi
     let mut out: Vec<StepCaption> = scenario
         .captions
         .iter()
-        .filter(|c| c.mode.or(scenario.mode).unwrap_or_default() == mode)
+        .filter(|c| scenario.caption_mode(c) == mode)
         .filter_map(|c| {
             let node_ok = |e: &Event| c.node.map(|n| n == e.node).unwrap_or(true);
             // A headline match wins over an earlier detail line that happens to contain the text.
             events
                 .iter()
                 .position(|e| node_ok(e) && e.line.contains(&c.contains))
-                .or_else(|| events.iter().position(|e| node_ok(e) && mentions(e, &c.contains)))
+                .or_else(|| events.iter().position(|e| node_ok(e) && e.details.iter().any(|d| d.contains(&c.contains))))
                 .map(|i| StepCaption { step: i + 1, text: c.text.clone() })
         })
         .collect();
@@ -322,8 +318,7 @@ impl Model {
     fn load_in_own_mode(&mut self, s: Result<Scenario, String>, name: String, what: &str) {
         let (old, saved) = (self.mode, s.as_ref().ok().and_then(|s| s.mode));
         // A mode the previous scenario chose for itself does not stick to the next one.
-        let carried =
-            if self.story_mode() == old && self.tl.borrow().scenario().mode.is_some() { Mode::default() } else { old };
+        let carried = if self.tl.borrow().scenario().mode == Some(old) { Mode::default() } else { old };
         self.mode = saved.unwrap_or(carried);
         self.load(s, name, None, what);
         if self.notice.as_ref().map(|n| n.error).unwrap_or(false) {
@@ -335,15 +330,7 @@ impl Model {
     pub fn story_modes(&self) -> Vec<Mode> {
         let tl = self.tl.borrow();
         let s = tl.scenario();
-        Mode::ALL
-            .into_iter()
-            .filter(|m| s.captions.iter().any(|c| c.mode.or(s.mode).unwrap_or_default() == *m))
-            .collect()
-    }
-
-    /// The mode the scenario's story captions were written for (its `mode`, else legacy).
-    pub fn story_mode(&self) -> Mode {
-        self.tl.borrow().scenario().mode.unwrap_or_default()
+        Mode::ALL.into_iter().filter(|m| s.captions.iter().any(|c| s.caption_mode(c) == *m)).collect()
     }
 
     /// The step shown.

@@ -295,6 +295,11 @@ impl Config {
 }
 
 impl Scenario {
+    /// The behaviour whose story `caption` tells: its own `mode`, else the scenario's, else legacy.
+    pub fn caption_mode(&self, caption: &Caption) -> Mode {
+        caption.mode.or(self.mode).unwrap_or_default()
+    }
+
     /// Parses and validates JSON.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
         if text.len() > 1_000_000 {

@@ -131,8 +131,7 @@ fn every_builtin_caption_matches_a_step_of_its_own_mode() {
     for (name, _) in splitbrain_sim::scenario::builtins() {
         let s = builtin(name).unwrap();
         for mode in Mode::ALL {
-            let captions: Vec<_> =
-                s.captions.iter().filter(|c| c.mode.or(s.mode).unwrap_or_default() == mode).collect();
+            let captions: Vec<_> = s.captions.iter().filter(|c| s.caption_mode(c) == mode).collect();
             if captions.is_empty() {
                 continue;
             }
