@@ -39,3 +39,13 @@ pub fn fnv(s: &str) -> u64 {
 pub fn world(name: &str) -> World {
     World::new(&builtin(name).expect("built-in exists")).expect("built-in is valid")
 }
+
+/// True if the step's headline or one of its detail lines contains `text`.
+pub fn says(e: &Event, text: &str) -> bool {
+    e.details.iter().chain(Some(&e.line)).any(|l| l.contains(text))
+}
+
+/// The first step at which ZooKeeper accepted a write from a controller that had been deposed.
+pub fn deposed_write_landed(events: &[Event]) -> Option<&Event> {
+    events.iter().find(|e| says(e, "a deposed controller's decision"))
+}
