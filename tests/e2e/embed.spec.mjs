@@ -1,6 +1,5 @@
 // Embedding: the sample blog post's iframes each reach their moment of the seed incident (the last
-// one in the fenced behaviour) and
-// size themselves through postMessage; the docs page mounts a widget into a div; keys step only the
+// one in the fenced behaviour) and size themselves through postMessage; the docs page mounts a widget into a div; keys step only the
 // focused widget; "open in the full playground" opens the same step; bad embed options are named
 // in a message and never inserted as HTML.
 

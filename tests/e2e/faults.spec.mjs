@@ -1,4 +1,4 @@
-// Faults beyond link cuts, and the 1.1 behaviour: the fault bar under the graph crashes and
+// Faults beyond link cuts, and the 1.1 behaviour: the fault bar under the step controls crashes and
 // restarts brokers and deletes /controller (one command per press, by mouse or keyboard); the
 // controller-moved built-in opens in the 1.1 behaviour it is written for, with its story, and
 // ends with leader -1; the seed incident in 1.1 ends with every partition led.
