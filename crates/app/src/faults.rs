@@ -1,4 +1,4 @@
-//! Process and operator faults beside the picture: crash or restart a broker (or a KRaft voter),
+//! Process and operator faults, just below the step controls: crash or restart a broker (or a KRaft voter),
 //! restart the consumer, delete `/controller` as an operator would. Links are cut on the graph
 //! itself; these are the faults a stroke cannot express. Each button sends one core `Command`.
 use splitbrain_sim::view::View;
