@@ -188,7 +188,7 @@ impl EmbedOptions {
                 let s = builtin(&self.scenario).ok_or_else(|| format!("unknown built-in '{}'", self.scenario));
                 let timeline = s.and_then(|s| {
                     // Without a `mode` option a built-in runs in the behaviour it is written for.
-                    let mode = self.mode.or(s.mode).unwrap_or_default();
+                    let mode = s.opening_mode(self.mode);
                     Timeline::with_mode(s, self.seed, mode).map(|tl| (tl, mode)).map_err(|e| e.to_string())
                 });
                 match timeline {

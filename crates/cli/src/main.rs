@@ -124,7 +124,7 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
     let spec = spec.ok_or_else(|| Fail(format!("run needs a scenario\n{USAGE}")))?;
     let scenario = load(&spec)?;
     // A scenario saved by the playground names its mode; --mode overrides it.
-    let mode = mode.or(scenario.mode).unwrap_or_default();
+    let mode = scenario.opening_mode(mode);
     let mut world =
         World::with_mode(&scenario, seed.unwrap_or(scenario.seed), mode).map_err(|e| Fail(format!("{spec}: {e}")))?;
     let end = until.unwrap_or(world.config().end_ms).min(world.config().end_ms);

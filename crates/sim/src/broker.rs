@@ -11,7 +11,7 @@ use crate::effects::{Outbox, Timer};
 use crate::event::EventKind;
 use crate::ids::{fmt_ids, BrokerId, NodeId, TopicPartition, NO_LEADER};
 use crate::message::{ClientError, ConnectResult, PartitionStateInfo, Payload};
-use crate::scenario::{Config, Mode, OFFSETS_TOPIC};
+use crate::scenario::{Config, OFFSETS_TOPIC};
 use crate::zk_client::{ConnState, Purpose, ZkClient};
 use crate::zookeeper::{LeaderIsr, SessionId, WatchEvent, WatchEventType, ZData, ZkError, ZkOp, ZkResult};
 use alloc::collections::{BTreeMap, BTreeSet};
@@ -205,7 +205,7 @@ impl Broker {
     fn learn_session_expired(&mut self, zkclient_line: String, cfg: &Config, out: &mut Outbox) {
         self.zk.state = ConnState::Expired;
         self.registered = false;
-        if cfg.mode == Mode::Kafka11 {
+        if !cfg.behaviour().retry_after_expiry {
             let failed = self.zk.fail_all();
             out.log(
                 EventKind::ZkSession,
@@ -215,9 +215,11 @@ impl Broker {
                     failed.len()
                 ),
             );
-            self.controller_expire(out);
         } else {
             out.log(EventKind::ZkSession, zkclient_line);
+        }
+        if cfg.behaviour().expire_event {
+            self.controller_expire(out);
         }
         out.send(NodeId::Zk, Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms });
     }

@@ -25,7 +25,7 @@ use crate::ids::{fmt_ids, BrokerId, NodeId, TopicPartition};
 use crate::message::{PartitionStateInfo, Payload};
 use crate::partition_state::PartitionState;
 use crate::replica_state::ReplicaState;
-use crate::scenario::{Config, Mode};
+use crate::scenario::Config;
 use crate::zk_client::Purpose;
 use crate::zookeeper::{LeaderIsr, MultiOp, ZData, ZkError, ZkOp, ZkResult};
 use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -321,7 +321,7 @@ impl Broker {
                     ControllerEvent::Startup => alloc::vec![Step::Elect],
                     ControllerEvent::Reelect => alloc::vec![Step::ReadControllerId { resign_check: true }, Step::Elect],
                     // 1.1 (KAFKA-5642): events read ZooKeeper when processed — maybeResign().
-                    ControllerEvent::ControllerChange(_) if _cfg.mode == Mode::Kafka11 => {
+                    ControllerEvent::ControllerChange(_) if _cfg.behaviour().reread_controller_on_change => {
                         alloc::vec![Step::ReadControllerId { resign_check: true }]
                     }
                     ControllerEvent::ControllerChange(id) => {
@@ -368,7 +368,7 @@ impl Broker {
 
     fn exec(&mut self, step: Step, cfg: &Config, out: &mut Outbox) -> Exec {
         match self.exec_unfenced(step, out) {
-            Exec::Wait(op) if cfg.mode == Mode::Fenced && op.is_write() && !matches!(op, ZkOp::Multi { .. }) => {
+            Exec::Wait(op) if cfg.behaviour().fenced_writes && op.is_write() && !matches!(op, ZkOp::Multi { .. }) => {
                 Exec::Wait(self.fence(op))
             }
             other => other,
@@ -760,7 +760,7 @@ impl Broker {
                 let id = controller_id(&result);
                 self.controller.active_id = id;
                 if id == -1 {
-                    if cfg.mode == Mode::Fenced {
+                    if cfg.behaviour().fenced_writes {
                         self.push_front(alloc::vec![Step::ReadEpoch, Step::CreateControllerFenced]);
                     } else {
                         self.push_front(alloc::vec![Step::CreateController]);
@@ -785,7 +785,7 @@ impl Broker {
                 if id == self.id {
                     // ZKCheckedEphemeral / checkControllerAndEpoch: our own create landed before a
                     // lost response.
-                    if cfg.mode == Mode::Fenced {
+                    if cfg.behaviour().fenced_writes {
                         self.controller.ctx.epoch += 1;
                         self.controller.ctx.epoch_zk_version += 1;
                     }
@@ -991,7 +991,7 @@ impl Broker {
     fn won(&mut self, cfg: &Config, out: &mut Outbox) {
         self.controller.active_id = self.id;
         let mut steps = Self::failover_steps();
-        if cfg.mode == Mode::Fenced {
+        if cfg.behaviour().fenced_writes {
             // The epoch was bumped in the same transaction as the create.
             steps.retain(|s| !matches!(s, Step::ReadEpoch | Step::IncrementEpoch));
             self.clog(

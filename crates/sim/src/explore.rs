@@ -69,7 +69,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            mode: Mode::Legacy,
+            mode: Mode::default(),
             seed: 1,
             property: Property::LeaderMinusOne,
             max_faults: 8,

@@ -3,6 +3,7 @@
 //! exact field that is wrong, so the CLI and the page can say so in one line.
 use crate::command::Command;
 use crate::ids::{BrokerId, NodeId, TopicPartition};
+pub use crate::mode::Mode;
 use crate::network::Latency;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
@@ -173,54 +174,6 @@ pub struct StepFault {
     pub command: Command,
 }
 
-/// Which Kafka behaviour the brokers run. A scenario runs unchanged in each.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Mode {
-    /// Kafka 0.11–1.0: unfenced controller writes, ZkClient retrying on a new session (the bug).
-    #[default]
-    Legacy,
-    /// Kafka 1.1–2.0: legacy plus what KAFKA-5642 (1.1.0) changed. The new `ZooKeeperClient` does
-    /// not retry a request that failed with `SESSIONEXPIRED`, and on expiry
-    /// (`StateChangeHandler.beforeInitializingSession`) the controller clears its event queue and
-    /// processes `Expire` (resign) before the new session opens; `ControllerChange` re-reads
-    /// `/controller` when processed. Controller writes are still unfenced, so a controller that
-    /// moves *without* its session expiring (an operator deleting `/controller`) can still write.
-    #[serde(rename = "1.1")]
-    Kafka11,
-    /// Legacy plus exactly what KAFKA-6082 (released in 2.1.0) changed: `/controller` is created in
-    /// the same `multi` as the epoch bump, and every controller write is a `multi` that first
-    /// checks the `/controller_epoch` version read at election; a failed check is
-    /// `ControllerMovedException` and the controller resigns (`maybeResign`).
-    Fenced,
-    /// A simplified KRaft (KIP-500/595/631): a Raft quorum of three controller voters instead of
-    /// ZooKeeper; faults on a broker's link to ZooKeeper cut its links to every voter.
-    Kraft,
-}
-
-impl Mode {
-    /// Every mode, oldest Kafka behaviour first.
-    pub const ALL: [Mode; 4] = [Mode::Legacy, Mode::Kafka11, Mode::Fenced, Mode::Kraft];
-
-    /// Parses a mode's [`name`](Mode::name).
-    pub fn parse(s: &str) -> Result<Mode, String> {
-        Mode::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| format!("unknown mode '{s}' (modes: legacy, 1.1, fenced, kraft)"))
-    }
-
-    /// The name, as the CLI, scenario files and links spell it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::Legacy => "legacy",
-            Mode::Kafka11 => "1.1",
-            Mode::Fenced => "fenced",
-            Mode::Kraft => "kraft",
-        }
-    }
-}
-
 /// Why a scenario was refused.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct ScenarioError(pub String);
@@ -271,6 +224,11 @@ pub struct Config {
 }
 
 impl Config {
+    /// What the configured Kafka behaviour does.
+    pub fn behaviour(&self) -> crate::mode::Behaviour {
+        self.mode.behaviour()
+    }
+
     /// The ZooKeeper read timeout: 2/3 of the session timeout (`ClientCnxn`).
     pub fn read_timeout_ms(&self) -> u64 {
         self.session_timeout_ms * 2 / 3
@@ -283,7 +241,7 @@ impl Config {
 
     /// All nodes.
     pub fn nodes(&self) -> Vec<NodeId> {
-        let mut v = if self.mode == Mode::Kraft {
+        let mut v = if self.behaviour().is_kraft() {
             (1..=crate::kraft::VOTERS).map(NodeId::Voter).collect()
         } else {
             alloc::vec![NodeId::Zk]
@@ -298,6 +256,13 @@ impl Scenario {
     /// The behaviour whose story `caption` tells: its own `mode`, else the scenario's, else legacy.
     pub fn caption_mode(&self, caption: &Caption) -> Mode {
         caption.mode.or(self.mode).unwrap_or_default()
+    }
+
+    /// The behaviour a run of this scenario opens in: `requested` (a CLI flag, a link, an embed's
+    /// `mode=`, the page's picker) if given, else the scenario's own `mode`, else legacy. The CLI,
+    /// the page, the embed, [`crate::Timeline`] and [`crate::World`] all ask this one question.
+    pub fn opening_mode(&self, requested: Option<Mode>) -> Mode {
+        requested.or(self.mode).unwrap_or_default()
     }
 
     /// Parses and validates JSON.

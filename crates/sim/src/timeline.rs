@@ -42,9 +42,10 @@ pub struct Timeline {
 }
 
 impl Timeline {
-    /// A timeline at step 0.
+    /// A timeline at step 0, in the scenario's [opening mode](Scenario::opening_mode).
     pub fn new(scenario: Scenario, seed: Option<u64>) -> Result<Timeline, ScenarioError> {
-        Self::with_mode(scenario, seed, Mode::Legacy)
+        let mode = scenario.opening_mode(None);
+        Self::with_mode(scenario, seed, mode)
     }
 
     /// A timeline at step 0 running the given Kafka behaviour.

@@ -151,7 +151,7 @@ impl World {
 
     /// Same, with another seed.
     pub fn with_seed(scenario: &Scenario, seed: u64) -> Result<World, ScenarioError> {
-        Self::with_mode(scenario, seed, scenario.mode.unwrap_or_default())
+        Self::with_mode(scenario, seed, scenario.opening_mode(None))
     }
 
     /// Same, with another seed and Kafka behaviour.
@@ -302,7 +302,7 @@ impl World {
             last_delivered: None,
             last_node: None,
         };
-        if mode == Mode::Kraft {
+        if mode.behaviour().is_kraft() {
             let k = Kraft::new(&w.cfg);
             let img = k.image().clone();
             for id in w.cfg.brokers.clone() {
