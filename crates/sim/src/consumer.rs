@@ -192,6 +192,13 @@ impl Consumer {
                                 self.attempts
                             ),
                         );
+                        if e == ClientError::CoordinatorNotAvailable {
+                            out.mark(crate::mark::Mark::CoordinatorUnavailable {
+                                consumer: self.id,
+                                group: self.group.clone(),
+                                partition: self.partition,
+                            });
+                        }
                         out.timer(wait, Timer::ConsumerRetry);
                     }
                 }

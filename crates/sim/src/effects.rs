@@ -65,6 +65,8 @@ pub enum Effect {
         /// The timer.
         timer: Timer,
     },
+    /// A typed mark of what happened ([`crate::mark`]).
+    Mark(crate::mark::Mark),
     /// A log line.
     Log {
         /// Kind of event it belongs to.
@@ -90,6 +92,11 @@ impl Outbox {
     /// Sets a timer.
     pub fn timer(&mut self, after_ms: u64, timer: Timer) {
         self.effects.push(Effect::Timer { after_ms, timer });
+    }
+
+    /// Records a typed mark.
+    pub fn mark(&mut self, mark: crate::mark::Mark) {
+        self.effects.push(Effect::Mark(mark));
     }
 
     /// Writes a log line.

@@ -71,4 +71,7 @@ pub struct Event {
     /// Alerts cleared by this step.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub alerts_cleared: Vec<String>,
+    /// The structured facts of this step, in the order they happened ([`crate::mark`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub marks: Vec<crate::mark::Mark>,
 }

@@ -83,6 +83,7 @@ struct StepLog {
     kind: EventKind,
     line: String,
     lines: Vec<(EventKind, String)>,
+    marks: Vec<crate::mark::Mark>,
 }
 
 fn priority(k: EventKind) -> u8 {
@@ -104,7 +105,7 @@ fn priority(k: EventKind) -> u8 {
 
 impl StepLog {
     fn new(node: NodeId, kind: EventKind, line: String) -> Self {
-        StepLog { node, from: None, message: None, kind, line, lines: Vec::new() }
+        StepLog { node, from: None, message: None, kind, line, lines: Vec::new(), marks: Vec::new() }
     }
     fn finish(self, step: u64, time_ms: u64) -> Event {
         let best = self
@@ -139,6 +140,7 @@ impl StepLog {
             details,
             alerts_raised: Vec::new(),
             alerts_cleared: Vec::new(),
+            marks: self.marks,
         }
     }
 }
@@ -559,6 +561,7 @@ impl World {
                 Effect::Send { to, payload } => self.send(node, to, payload, log),
                 Effect::Timer { after_ms, timer } => self.schedule_timer(node, after_ms, timer),
                 Effect::Log { kind, line } => log.lines.push((kind, line)),
+                Effect::Mark(m) => log.marks.push(m),
             }
         }
     }
@@ -603,6 +606,7 @@ impl World {
             log.line = format!("FAULT ignored: {e}");
             return log;
         }
+        log.marks.push(crate::mark::Mark::Fault { command: cmd.clone() });
         if self.kraft.is_some() {
             self.apply_kraft(cmd, &mut log);
             return log;
@@ -735,6 +739,7 @@ impl World {
                 Effect::Send { to, payload } => self.send(from, to, payload, log),
                 Effect::Timer { after_ms, timer } => self.schedule_timer(from, after_ms, timer),
                 Effect::Log { kind, line } => log.lines.push((kind, line)),
+                Effect::Mark(m) => log.marks.push(m),
             }
         }
     }
