@@ -269,3 +269,18 @@ async fn a_file_with_faults_past_the_end_of_its_run_loads_and_says_which_were_no
     let r = Model::from_restored(tl, "late".into(), splitbrain_sim::Mode::Legacy);
     assert!(r.notice.as_ref().is_some_and(|n| n.text.contains("after step 50000")), "{:?}", r.notice.map(|n| n.text));
 }
+
+#[wasm_bindgen_test]
+async fn the_page_opens_each_builtin_in_the_same_mode_as_world_and_timeline() {
+    use splitbrain_app::model::{Action, Model};
+    use splitbrain_sim::scenario::{builtin, builtins};
+    use std::rc::Rc;
+    use yew::Reducible;
+    for (name, _) in builtins() {
+        let want = builtin(name).unwrap().opening_mode(None);
+        assert_eq!(Model::initial_with(name).mode, want, "{name}: opened first");
+        let m = Rc::new(Model::initial()).reduce(Action::LoadBuiltin(name.into()));
+        assert_eq!(m.mode, want, "{name}: picked from the list");
+        assert_eq!(m.tl.borrow().world_at(0).unwrap().mode(), want, "{name}: the run itself");
+    }
+}

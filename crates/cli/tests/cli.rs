@@ -275,3 +275,24 @@ fn a_fault_placed_after_the_last_step_is_reported_not_dropped_silently() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `run` opens every built-in in the same behaviour as `World::new` and `Timeline::new` (the
+/// scenario's `opening_mode`), and prints its marks as structured JSON.
+#[test]
+fn run_opens_each_builtin_in_its_opening_mode_and_prints_marks() {
+    use splitbrain_sim::scenario::{builtin, builtins};
+    for (name, _) in builtins() {
+        let s = builtin(name).unwrap();
+        let f = final_state(&sb(&["run", name, "--json"]));
+        assert_eq!(f["mode"], s.opening_mode(None).name(), "{name}");
+    }
+    let out = stdout(&sb(&["run", "seed-incident", "--json"]));
+    let removed: Vec<serde_json::Value> = out
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .flat_map(|e| e["marks"].as_array().cloned().unwrap_or_default())
+        .filter(|m| m["mark"] == "fault")
+        .collect();
+    assert!(!removed.is_empty(), "seed-incident's faults are marked");
+    assert_eq!(removed[0]["command"]["op"], "cut", "{:?}", removed[0]);
+}

@@ -102,6 +102,52 @@ impl Command {
         }
     }
 
+    /// The one validation of a command, used by scenario files, [`crate::World::apply`] and
+    /// [`crate::Timeline::apply`]: every node it names must be `known` to the cluster, and the
+    /// command must make sense on its own (links exist, crash targets are brokers or voters).
+    pub fn validate(&self, known: &dyn Fn(NodeId) -> bool) -> Result<(), CommandError> {
+        if let Some(n) = self.nodes().into_iter().find(|n| !known(*n)) {
+            return Err(CommandError::UnknownNode(n));
+        }
+        self.check_shape().map_err(CommandError::Invalid)
+    }
+
+    fn check_shape(&self) -> Result<(), String> {
+        let cmd = self;
+        let link_ok = |a: &NodeId, b: &NodeId| -> Result<(), String> {
+            match (a, b) {
+                _ if a == b => Err(format!("{a} has no link to itself")),
+                (NodeId::Client(_), NodeId::Zk | NodeId::Voter(_))
+                | (NodeId::Zk | NodeId::Voter(_), NodeId::Client(_)) => {
+                    Err(format!("there is no link between {a} and {b}: clients only talk to brokers"))
+                }
+                (NodeId::Client(_), NodeId::Client(_)) => {
+                    Err(format!("there is no link between {a} and {b}: clients only talk to brokers"))
+                }
+                _ => Ok(()),
+            }
+        };
+        match cmd {
+            Command::Cut { a, b, .. } | Command::Heal { a, b, .. } => link_ok(a, b),
+            Command::SetLatency { a, b, ms } => {
+                link_ok(a, b)?;
+                if *ms > 600_000 {
+                    return Err(format!("latency {ms} ms is above the 600000 ms limit"));
+                }
+                Ok(())
+            }
+            Command::Crash { node } | Command::Restart { node } => match node {
+                NodeId::Broker(_) | NodeId::Voter(_) => Ok(()),
+                other => Err(format!("only brokers (and KRaft voters) can crash or restart, not {other}")),
+            },
+            Command::RestartConsumer { node } => match node {
+                NodeId::Client(_) => Ok(()),
+                other => Err(format!("restart_consumer needs a client, not {other}")),
+            },
+            Command::Isolate { .. } | Command::Rejoin { .. } | Command::DeleteController => Ok(()),
+        }
+    }
+
     /// Every node the command names.
     pub fn nodes(&self) -> alloc::vec::Vec<NodeId> {
         match self {
@@ -114,6 +160,24 @@ impl Command {
             | Command::Restart { node }
             | Command::RestartConsumer { node } => alloc::vec![*node],
             Command::DeleteController => alloc::vec![NodeId::Zk],
+        }
+    }
+}
+
+/// Why a command was refused ([`Command::validate`]).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum CommandError {
+    /// It names a node the cluster does not have.
+    UnknownNode(NodeId),
+    /// It makes no sense on its own (the message says why).
+    Invalid(String),
+}
+
+impl core::fmt::Display for CommandError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            CommandError::UnknownNode(n) => write!(f, "unknown node {n}"),
+            CommandError::Invalid(m) => f.write_str(m),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Scenarios: a JSON description of the cluster (brokers, topics, replication, session timeout,
 //! latencies), the consumer groups, the seed and a timed script of faults. Validation names the
 //! exact field that is wrong, so the CLI and the page can say so in one line.
-use crate::command::Command;
+use crate::command::{Command, CommandError};
 use crate::ids::{BrokerId, NodeId, TopicPartition};
 pub use crate::mode::Mode;
 use crate::network::Latency;
@@ -386,23 +386,21 @@ impl Scenario {
                 return err(format!("consumers lists client id {} twice", cs.id));
             }
         }
+        let known = |n: NodeId| match n {
+            NodeId::Zk => true,
+            NodeId::Broker(b) => brokers.contains(&b),
+            NodeId::Client(c) => ids.contains(&c),
+            NodeId::Voter(v) => (1..=crate::kraft::VOTERS).contains(&v),
+        };
         let check = |what: String, cmd: &Command| -> Result<(), ScenarioError> {
-            for n in cmd.nodes() {
-                let known = match n {
-                    NodeId::Zk => true,
-                    NodeId::Broker(b) => brokers.contains(&b),
-                    NodeId::Client(c) => ids.contains(&c),
-                    NodeId::Voter(v) => (1..=crate::kraft::VOTERS).contains(&v),
-                };
-                if !known {
-                    return err(format!(
-                        "{what} ({}): unknown node {n}; nodes are {}",
-                        cmd.describe(),
-                        node_list(&brokers, &ids)
-                    ));
-                }
-            }
-            validate_command(cmd).map_err(|m| ScenarioError(format!("{what}: {m}")))
+            cmd.validate(&known).map_err(|e| match e {
+                CommandError::UnknownNode(n) => ScenarioError(format!(
+                    "{what} ({}): unknown node {n}; nodes are {}",
+                    cmd.describe(),
+                    node_list(&brokers, &ids)
+                )),
+                CommandError::Invalid(m) => ScenarioError(format!("{what}: {m}")),
+            })
         };
         let mut last = 0;
         for (i, e) in self.script.iter().enumerate() {
@@ -449,39 +447,9 @@ fn node_list(brokers: &[BrokerId], clients: &BTreeSet<u32>) -> String {
     v.join(", ")
 }
 
-/// Checks that a command makes sense on its own (links exist, crash targets are brokers).
+/// Checks that a command makes sense on its own; see [`Command::validate`].
 pub fn validate_command(cmd: &Command) -> Result<(), String> {
-    let link_ok = |a: &NodeId, b: &NodeId| -> Result<(), String> {
-        match (a, b) {
-            _ if a == b => Err(format!("{a} has no link to itself")),
-            (NodeId::Client(_), NodeId::Zk | NodeId::Voter(_)) | (NodeId::Zk | NodeId::Voter(_), NodeId::Client(_)) => {
-                Err(format!("there is no link between {a} and {b}: clients only talk to brokers"))
-            }
-            (NodeId::Client(_), NodeId::Client(_)) => {
-                Err(format!("there is no link between {a} and {b}: clients only talk to brokers"))
-            }
-            _ => Ok(()),
-        }
-    };
-    match cmd {
-        Command::Cut { a, b, .. } | Command::Heal { a, b, .. } => link_ok(a, b),
-        Command::SetLatency { a, b, ms } => {
-            link_ok(a, b)?;
-            if *ms > 600_000 {
-                return Err(format!("latency {ms} ms is above the 600000 ms limit"));
-            }
-            Ok(())
-        }
-        Command::Crash { node } | Command::Restart { node } => match node {
-            NodeId::Broker(_) | NodeId::Voter(_) => Ok(()),
-            other => Err(format!("only brokers (and KRaft voters) can crash or restart, not {other}")),
-        },
-        Command::RestartConsumer { node } => match node {
-            NodeId::Client(_) => Ok(()),
-            other => Err(format!("restart_consumer needs a client, not {other}")),
-        },
-        Command::Isolate { .. } | Command::Rejoin { .. } | Command::DeleteController => Ok(()),
-    }
+    cmd.validate(&|_| true).map_err(|e| e.to_string())
 }
 
 /// The built-in scenarios, by name.

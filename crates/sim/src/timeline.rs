@@ -211,7 +211,9 @@ impl Timeline {
     /// Applies a command at the cursor. If the cursor is in the past, the future is forked off
     /// (kept for one [`Timeline::undo`]).
     pub fn apply(&mut self, cmd: Command) -> Result<&Event, String> {
-        self.world().check_command(&cmd)?;
+        // `World::apply` is the one validation; an impossible command changes nothing here.
+        let mut w = self.worlds[self.cursor].clone();
+        let ev = w.apply(&cmd)?;
         self.undo = Some(Saved {
             worlds: self.worlds.clone(),
             events: self.events.clone(),
@@ -222,8 +224,6 @@ impl Timeline {
         self.events.truncate(self.cursor);
         let at = self.cursor as u64;
         self.user.retain(|u| u.at_step <= at);
-        let mut w = self.worlds[self.cursor].clone();
-        let ev = w.apply(&cmd)?;
         self.user.push(UserCommand { at_step: at, command: cmd });
         self.events.push(ev);
         self.worlds.push(w);

@@ -4,7 +4,7 @@
 //! injector (scripted faults) sits beside the code under test, in the same queue.
 use crate::alerts::{self, Alert};
 use crate::broker::{Broker, LocalPartition};
-use crate::command::{Command, Direction};
+use crate::command::{Command, CommandError, Direction};
 use crate::consumer::{Consumer, ConsumerStatus, HEARTBEAT_MS};
 use crate::controller::{Cached, ControllerContext};
 use crate::effects::{Effect, Outbox, Timer};
@@ -16,7 +16,7 @@ use crate::network::Network;
 use crate::partition_state::PartitionState;
 use crate::replica_state::ReplicaState;
 use crate::rng::Rng;
-use crate::scenario::{validate_command, Config, Mode, Scenario, ScenarioError, OFFSETS_TOPIC};
+use crate::scenario::{Config, Mode, Scenario, ScenarioError, OFFSETS_TOPIC};
 use crate::sched::Queue;
 use crate::zk_client::ConnState;
 use crate::zookeeper::{LeaderIsr, MultiOp, SessionId, WatchEvent, ZData, ZkOp, ZkResult, ZkServer};
@@ -469,18 +469,16 @@ impl World {
 
     /// Whether a command can be applied to this cluster.
     pub fn check_command(&self, cmd: &Command) -> Result<(), String> {
-        for n in cmd.nodes() {
-            let known = match n {
-                NodeId::Zk => true,
-                NodeId::Broker(b) => self.brokers.contains_key(&b),
-                NodeId::Client(c) => self.consumers.contains_key(&c),
-                NodeId::Voter(v) => self.kraft.as_ref().is_some_and(|k| k.voters.contains_key(&v)),
-            };
-            if !known {
-                return Err(format!("unknown node {n} in '{}'", cmd.describe()));
-            }
-        }
-        validate_command(cmd)
+        let known = |n: NodeId| match n {
+            NodeId::Zk => true,
+            NodeId::Broker(b) => self.brokers.contains_key(&b),
+            NodeId::Client(c) => self.consumers.contains_key(&c),
+            NodeId::Voter(v) => self.kraft.as_ref().is_some_and(|k| k.voters.contains_key(&v)),
+        };
+        cmd.validate(&known).map_err(|e| match e {
+            CommandError::UnknownNode(n) => format!("unknown node {n} in '{}'", cmd.describe()),
+            CommandError::Invalid(m) => m,
+        })
     }
 
     fn finish_step(&mut self, log: StepLog) -> Event {
@@ -602,10 +600,8 @@ impl World {
         if let Some(n) = cmd.nodes().first() {
             log.node = *n;
         }
-        if let Err(e) = self.check_command(cmd) {
-            log.line = format!("FAULT ignored: {e}");
-            return log;
-        }
+        // Every command reaching here was validated once: by the scenario's config (script,
+        // after_steps), by `schedule`, or by `apply`.
         log.marks.push(crate::mark::Mark::Fault { command: cmd.clone() });
         if self.kraft.is_some() {
             self.apply_kraft(cmd, &mut log);

@@ -140,3 +140,23 @@ fn the_same_faults_by_time_show_the_divergence_at_the_same_moment() {
     assert!(k == fenced.len() || fenced.events()[k].time_ms > t, "k is the last step at or before t");
     assert_ne!(p3(&fenced, k), -1, "fenced has partition 3 led at the same moment");
 }
+
+/// One answer to "which behaviour does this built-in open in": `World`, `Timeline` and the
+/// scenario's `opening_mode` agree for every built-in (controller-moved is written for 1.1), and a
+/// requested mode overrides the scenario's own.
+#[test]
+fn world_and_timeline_open_every_builtin_in_the_same_mode() {
+    use splitbrain_sim::scenario::{builtin, builtins};
+    use splitbrain_sim::{Mode, World};
+    let mut own = Vec::new();
+    for (name, _) in builtins() {
+        let s = builtin(name).unwrap();
+        let opening = s.opening_mode(None);
+        assert_eq!(opening, s.mode.unwrap_or_default(), "{name}");
+        assert_eq!(World::new(&s).unwrap().mode(), opening, "{name}: World::new");
+        assert_eq!(Timeline::new(s.clone(), None).unwrap().world().mode(), opening, "{name}: Timeline::new");
+        assert_eq!(s.opening_mode(Some(Mode::Kraft)), Mode::Kraft, "{name}: a requested mode wins");
+        own.push((name, opening));
+    }
+    assert!(own.contains(&("controller-moved", Mode::Kafka11)), "{own:?}");
+}
