@@ -58,14 +58,7 @@ impl CutMode {
     }
 }
 
-/// A story caption resolved to the step it belongs to.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct StepCaption {
-    /// Step (1-based, `events()[step-1]`).
-    pub step: usize,
-    /// Text.
-    pub text: String,
-}
+pub use splitbrain_sim::scenario::StepCaption;
 
 /// Everything the page shows, around the core's [`Timeline`].
 #[derive(Clone)]
@@ -179,29 +172,9 @@ fn builtin_scenario(name: &str) -> Result<Scenario, String> {
 /// A scenario that any version of the core accepts, used only when every built-in fails.
 const FALLBACK_JSON: &str = r#"{"name":"empty","description":"Three brokers and no faults (every built-in failed to load).","cluster":{"brokers":[1,2,3]},"consumers":[{"id":1,"group":"payments-group"}]}"#;
 
-/// Resolves the captions of `mode` (a caption without one belongs to the scenario's own mode)
-/// against the events: a caption belongs to the first event whose node matches
-/// (when given) and whose line contains its text, else to the first whose detail lines do. Only steps up to `until` count: after a user's
-/// first command the run is no longer the one the story tells.
+/// The captions of `mode` resolved to their steps (the core's [`Scenario::caption_steps`]).
 pub fn resolve_captions(scenario: &Scenario, events: &[Event], until: Option<usize>, mode: Mode) -> Vec<StepCaption> {
-    let mut out: Vec<StepCaption> = scenario
-        .captions
-        .iter()
-        .filter(|c| scenario.caption_mode(c) == mode)
-        .filter_map(|c| {
-            let node_ok = |e: &Event| c.node.map(|n| n == e.node).unwrap_or(true);
-            // A headline match wins over an earlier detail line that happens to contain the text.
-            events
-                .iter()
-                .position(|e| node_ok(e) && e.line.contains(&c.contains))
-                .or_else(|| events.iter().position(|e| node_ok(e) && e.details.iter().any(|d| d.contains(&c.contains))))
-                .map(|i| StepCaption { step: i + 1, text: c.text.clone() })
-        })
-        .collect();
-    out.retain(|c| until.map(|u| c.step <= u).unwrap_or(true));
-    out.sort_by_key(|c| c.step);
-    out.dedup_by_key(|c| c.step);
-    out
+    scenario.caption_steps(events, until, mode)
 }
 
 impl Model {

@@ -57,7 +57,14 @@ pub struct Caption {
     /// Node of the event (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node: Option<NodeId>,
-    /// Text the event's line contains.
+    /// The step carries a [`crate::Mark`] with these fields (a partial match: every field given
+    /// must be equal, e.g. `{"mark": "leader_elected", "partition": {"topic":
+    /// "__consumer_offsets", "partition": 3}, "leader": 1}`). This is how built-in captions find
+    /// their step: on typed facts, not on log prose.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mark: Option<serde_json::Value>,
+    /// Text the event's line contains (for steps no mark describes; older files use only this).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub contains: String,
     /// The caption.
     pub text: String,
@@ -65,6 +72,57 @@ pub struct Caption {
     /// how the incident unfolds, and how each fix stops it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<Mode>,
+}
+
+/// Where a caption matched a step.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+pub enum CaptionMatch {
+    /// A mark of the step, or its headline line.
+    Headline,
+    /// Only one of its detail lines.
+    Detail,
+}
+
+impl Caption {
+    /// Whether (and how strongly) this caption describes `e`. Every condition given must hold: the
+    /// node, the mark (a partial match of one of the step's marks), the text.
+    pub fn matches(&self, e: &crate::Event) -> Option<CaptionMatch> {
+        if self.node.is_some_and(|n| n != e.node) {
+            return None;
+        }
+        if let Some(pattern) = &self.mark {
+            let hit = e.marks.iter().any(|m| json_contains(&serde_json::to_value(m).unwrap_or_default(), pattern));
+            if !hit {
+                return None;
+            }
+        }
+        if self.contains.is_empty() || e.line.contains(&self.contains) {
+            Some(CaptionMatch::Headline)
+        } else if e.details.iter().any(|d| d.contains(&self.contains)) {
+            Some(CaptionMatch::Detail)
+        } else {
+            None
+        }
+    }
+}
+
+/// `value` has every field of `pattern` (recursively for objects; arrays and scalars equal).
+fn json_contains(value: &serde_json::Value, pattern: &serde_json::Value) -> bool {
+    match (value, pattern) {
+        (serde_json::Value::Object(v), serde_json::Value::Object(p)) => {
+            p.iter().all(|(k, pv)| v.get(k).is_some_and(|vv| json_contains(vv, pv)))
+        }
+        (v, p) => v == p,
+    }
+}
+
+/// A caption resolved to the step it tells.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct StepCaption {
+    /// Step (1-based, `events[step-1]`).
+    pub step: usize,
+    /// Text.
+    pub text: String,
 }
 
 /// Cluster description.
@@ -256,6 +314,29 @@ impl Scenario {
     /// The behaviour whose story `caption` tells: its own `mode`, else the scenario's, else legacy.
     pub fn caption_mode(&self, caption: &Caption) -> Mode {
         caption.mode.or(self.mode).unwrap_or_default()
+    }
+
+    /// The captions of `mode` (a caption without one belongs to the scenario's own mode) resolved
+    /// against a run's events: each caption belongs to the first step it matches as a headline
+    /// (a mark or the main line), else to the first where only a detail line matches. Only steps up
+    /// to `until` count: after a user's first command the run is no longer the one the story
+    /// tells. One step shows one caption (the first). The page and the tests both use this.
+    pub fn caption_steps(&self, events: &[crate::Event], until: Option<usize>, mode: Mode) -> Vec<StepCaption> {
+        let mut out: Vec<StepCaption> = self
+            .captions
+            .iter()
+            .filter(|c| self.caption_mode(c) == mode)
+            .filter_map(|c| {
+                let at = |strength: CaptionMatch| events.iter().position(|e| c.matches(e) == Some(strength));
+                at(CaptionMatch::Headline)
+                    .or_else(|| at(CaptionMatch::Detail))
+                    .map(|i| StepCaption { step: i + 1, text: c.text.clone() })
+            })
+            .collect();
+        out.retain(|c| until.map(|u| c.step <= u).unwrap_or(true));
+        out.sort_by_key(|c| c.step);
+        out.dedup_by_key(|c| c.step);
+        out
     }
 
     /// The behaviour a run of this scenario opens in: `requested` (a CLI flag, a link, an embed's
