@@ -5,7 +5,7 @@ use crate::broker::Broker;
 use crate::consumer::{Consumer, ConsumerStatus};
 use crate::controller::{leader_isr_json, Cached};
 use crate::ids::{fmt_ids, BrokerId, TopicPartition, NO_LEADER};
-use crate::zookeeper::{ZData, ZkServer};
+use crate::zookeeper::{DataTree, ZData};
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::rc::Rc;
@@ -42,7 +42,7 @@ pub struct Alert {
 /// Every alert that holds now, in a stable order (`memo`: the cache-divergence findings of the
 /// last call, updated).
 pub(crate) fn check<'a>(
-    zk: &ZkServer,
+    zk: &DataTree,
     brokers: impl Iterator<Item = &'a Rc<Broker>> + Clone,
     consumers: impl Iterator<Item = &'a Rc<Consumer>>,
     memo: &mut DivergenceMemo,
@@ -105,7 +105,7 @@ pub(crate) type DivergenceMemo = BTreeMap<BrokerId, Rc<Divergence>>;
 /// An active controller's `partitionLeadershipInfo` differing from the state znodes (leaving out
 /// the partition it is writing).
 fn cache_divergence(
-    zk: &ZkServer,
+    zk: &DataTree,
     id: BrokerId,
     leadership: &BTreeMap<TopicPartition, Cached>,
     writing: Option<&TopicPartition>,

@@ -81,6 +81,10 @@ pub enum Effect {
 pub struct Outbox {
     /// Effects.
     pub effects: Vec<Effect>,
+    /// The step's main line and kind, when the handler says what the whole step was (ZooKeeper's
+    /// `zk: … → …`); `None` keeps the line the world wrote for the delivery or timer. Not an
+    /// effect: it replaces the step's line rather than adding one.
+    pub headline: Option<(EventKind, String)>,
 }
 
 impl Outbox {
@@ -102,5 +106,10 @@ impl Outbox {
     /// Writes a log line.
     pub fn log(&mut self, kind: EventKind, line: String) {
         self.effects.push(Effect::Log { kind, line });
+    }
+
+    /// Sets the step's main line and kind (the last call wins).
+    pub fn headline(&mut self, kind: EventKind, line: String) {
+        self.headline = Some((kind, line));
     }
 }

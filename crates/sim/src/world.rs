@@ -11,7 +11,7 @@ use crate::effects::{Effect, Outbox, Timer};
 use crate::event::{Event, EventKind};
 use crate::ids::{BrokerId, NodeId, TopicPartition};
 use crate::kraft::{Image, Kraft};
-use crate::message::{ConnectResult, Message, PartitionStateInfo, Payload};
+use crate::message::{Message, PartitionStateInfo, Payload};
 use crate::network::Network;
 use crate::partition_state::PartitionState;
 use crate::replica_state::ReplicaState;
@@ -19,7 +19,9 @@ use crate::rng::Rng;
 use crate::scenario::{Config, Mode, Scenario, ScenarioError, OFFSETS_TOPIC};
 use crate::sched::Queue;
 use crate::zk_client::ConnState;
-use crate::zookeeper::{LeaderIsr, MultiOp, SessionId, WatchEvent, ZData, ZkOp, ZkResult, ZkServer};
+use crate::zookeeper::{
+    result_summary, ClientLink, ClientLinks, DataTree, LeaderIsr, SessionId, ZData, ZkOp, ZkServerNode,
+};
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::rc::Rc;
@@ -55,11 +57,10 @@ pub struct World {
     pub(crate) queue: Queue<Item>,
     rng: Rng,
     pub(crate) net: Rc<Network>,
-    pub(crate) zk: Rc<ZkServer>,
+    pub(crate) zk: Rc<ZkServerNode>,
     pub(crate) brokers: BTreeMap<BrokerId, Rc<Broker>>,
     pub(crate) consumers: BTreeMap<u32, Rc<Consumer>>,
     next_msg: u64,
-    held_watches: BTreeMap<SessionId, Vec<WatchEvent>>,
     /// The quorum, in `kraft` mode.
     pub(crate) kraft: Option<Rc<Kraft>>,
     /// Each broker's metadata image, in `kraft` mode.
@@ -161,7 +162,7 @@ impl World {
         let mut cfg = scenario.config()?;
         cfg.mode = mode;
         let net = Network::new(&cfg.nodes(), &cfg.latency);
-        let mut zk = ZkServer::new();
+        let mut zk = DataTree::new();
         let mut brokers = BTreeMap::new();
         let epoch = cfg.controller_epoch;
         zk.seed_node("/controller_epoch", ZData::ControllerEpoch { epoch }, None);
@@ -290,11 +291,10 @@ impl World {
             queue,
             rng: Rng::new(seed),
             net: Rc::new(net),
-            zk: Rc::new(zk),
+            zk: Rc::new(ZkServerNode::new(zk)),
             brokers,
             consumers,
             next_msg: 1,
-            held_watches: BTreeMap::new(),
             kraft: None,
             kraft_images: BTreeMap::new(),
             isr_check_pending: BTreeSet::new(),
@@ -313,7 +313,7 @@ impl World {
                 w.broker_mut(id).controller = Default::default();
             }
             w.kraft = Some(Rc::new(k));
-            w.zk = Rc::new(ZkServer::new());
+            w.zk = Rc::new(ZkServerNode::default());
         }
         w.alerts = w.compute_alerts();
         Ok(w)
@@ -354,9 +354,9 @@ impl World {
         &self.alerts
     }
 
-    /// ZooKeeper.
-    pub fn zk(&self) -> &ZkServer {
-        &self.zk
+    /// ZooKeeper's data tree and sessions.
+    pub fn zk(&self) -> &DataTree {
+        self.zk.tree()
     }
 
     /// A broker.
@@ -504,7 +504,7 @@ impl World {
     fn compute_alerts(&mut self) -> Vec<Alert> {
         match &self.kraft {
             Some(k) => alerts::check_kraft(k, self.consumers.values()),
-            None => alerts::check(&self.zk, self.brokers.values(), self.consumers.values(), &mut self.divergence),
+            None => alerts::check(self.zk.tree(), self.brokers.values(), self.consumers.values(), &mut self.divergence),
         }
     }
 
@@ -554,6 +554,10 @@ impl World {
     }
 
     fn route(&mut self, node: NodeId, out: Outbox, log: &mut StepLog) {
+        if let Some((kind, line)) = out.headline {
+            log.kind = kind;
+            log.line = line;
+        }
         for e in out.effects {
             match e {
                 Effect::Send { to, payload } => self.send(node, to, payload, log),
@@ -581,6 +585,20 @@ impl World {
             f(Rc::make_mut(c), &mut out);
         }
         self.route(NodeId::Client(id), out, log);
+    }
+
+    /// Runs a ZooKeeper server handler, with what the server can observe of its clients now, and
+    /// routes its effects.
+    fn with_zk<R>(
+        &mut self,
+        log: &mut StepLog,
+        f: impl FnOnce(&mut ZkServerNode, u64, &dyn ClientLinks, &mut Outbox) -> R,
+    ) -> R {
+        let mut out = Outbox::default();
+        let links = ZkLinks { net: &self.net, brokers: &self.brokers };
+        let r = f(Rc::make_mut(&mut self.zk), self.now, &links, &mut out);
+        self.route(NodeId::Zk, out, log);
+        r
     }
 
     // ---- faults -------------------------------------------------------------------------------
@@ -645,15 +663,15 @@ impl World {
                     self.with_consumer(*c, &mut log, |c, out| c.rediscover("Consumer restarted", out));
                 }
             }
-            Command::DeleteController => match Rc::make_mut(&mut self.zk).admin_delete("/controller") {
-                Some(events) => {
+            Command::DeleteController => {
+                if self.with_zk(&mut log, |zk, _, links, out| zk.admin_delete("/controller", links, out)) {
                     log.line = String::from(
                         "FAULT: delete /controller (an operator, from zookeeper-shell): every broker watching it re-elects",
                     );
-                    self.notify(events, &mut log);
+                } else {
+                    log.line = String::from("FAULT ignored: /controller does not exist (no controller right now)");
                 }
-                None => log.line = String::from("FAULT ignored: /controller does not exist (no controller right now)"),
-            },
+            }
         }
         if link_changed {
             self.after_link_change(&before_zk, &before_links, &mut log);
@@ -807,9 +825,8 @@ impl World {
             format!("[KafkaServer id={b}] process killed; its ZooKeeper session lives until it times out"),
         ));
         if let Some(s) = session {
-            Rc::make_mut(&mut self.zk).touch(s, self.now);
-            let t = self.cfg.session_timeout_ms;
-            self.schedule_timer(NodeId::Zk, t, Timer::SessionExpiry { session: s });
+            let n = NodeId::Broker(b);
+            self.with_zk(log, |zk, now, _, out| zk.on_client_link(n, s, ClientLink::Silent, now, out));
         }
         self.isr_check_pending.remove(&b);
     }
@@ -831,17 +848,10 @@ impl World {
             }
             let session = br.zk.session;
             let gen = br.zk.conn_gen;
-            if up0 && !up1 {
-                if let Some(s) = session {
-                    Rc::make_mut(&mut self.zk).touch(s, self.now);
-                    let t = self.cfg.session_timeout_ms;
-                    self.schedule_timer(NodeId::Zk, t, Timer::SessionExpiry { session: s });
-                }
-            }
-            if !up0 && up1 {
-                if let Some(s) = session {
-                    Rc::make_mut(&mut self.zk).touch(s, self.now);
-                }
+            if let (Some(s), true) = (session, up0 != up1) {
+                let change = if up1 { ClientLink::Heard } else { ClientLink::Silent };
+                let n = NodeId::Broker(b);
+                self.with_zk(log, |zk, now, _, out| zk.on_client_link(n, s, change, now, out));
             }
             if both0 && !both1 {
                 let t = self.cfg.read_timeout_ms();
@@ -853,7 +863,8 @@ impl World {
                 // delivers what it held for the session on it (no reconnect will ask for it).
                 let br = &self.brokers[&b];
                 if let (ConnState::Connected, Some(s)) = (br.zk.state, br.zk.session) {
-                    self.release_held_watches(s, NodeId::Broker(b), log);
+                    let n = NodeId::Broker(b);
+                    self.with_zk(log, |zk, now, _, out| zk.on_client_link(n, s, ClientLink::Healed, now, out));
                 }
             }
         }
@@ -983,12 +994,8 @@ impl World {
                     self.broker_mut(b).zk.lost(x);
                 }
             }
-            (Payload::ZkWatch { event }, _, _) if self.zk.is_live(event.session) => {
-                self.held_watches.entry(event.session).or_default().push(event.clone());
-                log.lines.push((
-                    EventKind::Info,
-                    format!("zk holds the notification for session 0x{:x} until it reconnects", event.session),
-                ));
+            (Payload::ZkWatch { event }, _, _) => {
+                self.with_zk(log, |zk, _, _, out| zk.on_watch_undelivered(event, out));
             }
             (Payload::LeaderAndIsr { .. } | Payload::UpdateMetadata { .. }, NodeId::Broker(x), NodeId::Broker(y)) => {
                 let alive_target = self.brokers[&y].alive && self.brokers[&y].incarnation == m.incarnation;
@@ -1009,93 +1016,7 @@ impl World {
     fn deliver_to_zk(&mut self, m: Message, log: &mut StepLog) {
         log.node = NodeId::Zk;
         log.kind = EventKind::ZkRequest;
-        let from = m.from;
-        match m.payload {
-            Payload::ZkConnect { session, timeout_ms } => {
-                let result = match session {
-                    Some(s) if self.zk.is_live(s) => {
-                        Rc::make_mut(&mut self.zk).touch(s, self.now);
-                        log.line = format!("zk: session 0x{s:x} of {from} reconnected");
-                        ConnectResult::Connected(s)
-                    }
-                    Some(s) => {
-                        log.line = format!("zk: {from} asks to resume session 0x{s:x}, which has expired");
-                        ConnectResult::Expired
-                    }
-                    None => {
-                        let s = Rc::make_mut(&mut self.zk).open_session(from, timeout_ms, self.now);
-                        log.line = format!("zk: new session 0x{s:x} for {from} (timeout {timeout_ms} ms)");
-                        ConnectResult::Connected(s)
-                    }
-                };
-                self.send(NodeId::Zk, from, Payload::ZkConnectResponse { result }, log);
-                if let ConnectResult::Connected(s) = result {
-                    self.release_held_watches(s, from, log);
-                }
-            }
-            Payload::ZkRequest { session, xid, op, controller } => {
-                let current_epoch = match self.zk.get("/controller_epoch").map(|n| &n.data) {
-                    Some(ZData::ControllerEpoch { epoch }) => *epoch,
-                    _ => 0,
-                };
-                let (result, events) = Rc::make_mut(&mut self.zk).apply(session, &op, self.now);
-                log.line =
-                    format!("zk: {} from {from} (session 0x{session:x}) → {}", op.describe(), result_summary(&result));
-                let write = match (&op, &result) {
-                    (ZkOp::SetData { data: ZData::PartitionState { state }, path, .. }, ZkResult::Written { .. }) => {
-                        Some((path, state))
-                    }
-                    (ZkOp::Multi { ops }, ZkResult::MultiOk) => ops.iter().find_map(|o| match o {
-                        MultiOp::SetData { data: ZData::PartitionState { state }, path, .. } => Some((path, state)),
-                        _ => None,
-                    }),
-                    _ => None,
-                };
-                if let (ZkOp::Multi { ops }, ZkResult::MultiFailed { index: 0, .. }) = (&op, &result) {
-                    if let Some(MultiOp::Check { version, .. }) = ops.first() {
-                        log.lines.push((
-                            EventKind::LeaderChange,
-                            format!(
-                                "zk: refused a fenced controller write from {from}: it expected /controller_epoch at version {version}, which another controller has moved on (BADVERSION)"
-                            ),
-                        ));
-                    }
-                }
-                if let (Some((path, state)), true) = (write, controller) {
-                    if state.controller_epoch < current_epoch {
-                        log.lines.push((
-                            EventKind::LeaderChange,
-                            format!(
-                                "zk: accepted a write to {path} made by controller epoch {} while /controller_epoch is {current_epoch}: a deposed controller's decision {} is now in ZooKeeper",
-                                state.controller_epoch,
-                                crate::controller::leader_isr_json(state)
-                            ),
-                        ));
-                    }
-                }
-                self.send(NodeId::Zk, from, Payload::ZkResponse { session, xid, result }, log);
-                self.notify(events, log);
-            }
-            _ => {}
-        }
-    }
-
-    /// Sends `to` the notifications ZooKeeper held for `session` while it could not reach it.
-    fn release_held_watches(&mut self, session: SessionId, to: NodeId, log: &mut StepLog) {
-        for event in self.held_watches.remove(&session).unwrap_or_default() {
-            self.send(NodeId::Zk, to, Payload::ZkWatch { event }, log);
-        }
-    }
-
-    fn notify(&mut self, events: Vec<WatchEvent>, log: &mut StepLog) {
-        for event in events {
-            let Some(owner) = self.zk.session(event.session).map(|s| s.owner) else { continue };
-            if self.net.both_up(owner, NodeId::Zk) {
-                self.send(NodeId::Zk, owner, Payload::ZkWatch { event }, log);
-            } else {
-                self.held_watches.entry(event.session).or_default().push(event);
-            }
-        }
+        self.with_zk(log, |zk, now, links, out| zk.on_message(m.from, m.payload, now, links, out));
     }
 
     fn deliver_to_broker(&mut self, b: BrokerId, m: Message, log: &mut StepLog) {
@@ -1145,11 +1066,7 @@ impl World {
     fn fire(&mut self, node: NodeId, incarnation: u64, timer: Timer) -> StepLog {
         let mut log = StepLog::new(node, EventKind::Info, format!("{node}: timer {timer:?}"));
         match node {
-            NodeId::Zk => {
-                if let Timer::SessionExpiry { session } = timer {
-                    self.session_check(session, &mut log);
-                }
-            }
+            NodeId::Zk => self.with_zk(&mut log, |zk, now, links, out| zk.on_timer(&timer, now, links, out)),
             NodeId::Broker(b) => {
                 let br = &self.brokers[&b];
                 if !br.alive || br.incarnation != incarnation {
@@ -1202,46 +1119,6 @@ impl World {
             }
         }
         log
-    }
-
-    /// `SessionTrackerImpl`: expire a session not heard from within its timeout.
-    fn session_check(&mut self, session: SessionId, log: &mut StepLog) {
-        let Some(s) = self.zk.session(session).cloned() else { return };
-        if s.expired {
-            log.line = format!("zk: session 0x{session:x} already expired");
-            return;
-        }
-        let heard_now = match s.owner {
-            NodeId::Broker(b) => {
-                let br = &self.brokers[&b];
-                br.alive && br.zk.session == Some(session) && self.net.is_up(s.owner, NodeId::Zk)
-            }
-            _ => false,
-        };
-        if heard_now {
-            Rc::make_mut(&mut self.zk).touch(session, self.now);
-            log.line = format!("zk: session 0x{session:x} of {} is heartbeating again", s.owner);
-            return;
-        }
-        let due = s.last_heard_ms + s.timeout_ms;
-        if self.now < due {
-            log.line = format!(
-                "zk: session 0x{session:x} of {} was heard from at {} ms; expiry check moved",
-                s.owner, s.last_heard_ms
-            );
-            self.schedule_timer(NodeId::Zk, due - self.now, Timer::SessionExpiry { session });
-            return;
-        }
-        let (deleted, events) = Rc::make_mut(&mut self.zk).expire(session);
-        self.held_watches.remove(&session);
-        log.kind = EventKind::SessionExpired;
-        log.line = format!(
-            "zk: session 0x{session:x} of {} expired ({} ms without a heartbeat); deleted ephemeral {}",
-            s.owner,
-            s.timeout_ms,
-            if deleted.is_empty() { String::from("nothing") } else { deleted.join(", ") }
-        );
-        self.notify(events, log);
     }
 
     /// Is follower `r` fetching from `leader` for `tp` (alive, linked both ways, following it)?
@@ -1308,27 +1185,24 @@ impl World {
     }
 }
 
-fn result_summary(r: &ZkResult) -> String {
-    match r {
-        ZkResult::Created { path } => format!("created {path}"),
-        ZkResult::Written { stat } => format!("ok, version {}", stat.version),
-        ZkResult::Deleted => String::from("deleted"),
-        ZkResult::Data { data, stat } => {
-            let j = data.to_json();
-            if j.len() > 90 {
-                format!("data (version {})", stat.version)
-            } else {
-                format!("{j} (version {})", stat.version)
+/// What the ZooKeeper server can observe of its clients, read from the network and the brokers.
+struct ZkLinks<'a> {
+    net: &'a Network,
+    brokers: &'a BTreeMap<BrokerId, Rc<Broker>>,
+}
+
+impl ClientLinks for ZkLinks<'_> {
+    fn reachable(&self, client: NodeId) -> bool {
+        self.net.both_up(client, NodeId::Zk)
+    }
+
+    fn pinging(&self, client: NodeId, session: SessionId) -> bool {
+        match client {
+            NodeId::Broker(b) => {
+                self.brokers.get(&b).is_some_and(|br| br.alive && br.zk.session == Some(session))
+                    && self.net.is_up(client, NodeId::Zk)
             }
+            _ => false,
         }
-        ZkResult::Exists { stat: Some(s) } => format!("exists (version {})", s.version),
-        ZkResult::Exists { stat: None } => String::from("does not exist"),
-        ZkResult::Children { names } => format!("[{}]", names.join(",")),
-        ZkResult::DataMany { items } => {
-            format!("{} of {} nodes read", items.iter().filter(|i| i.is_some()).count(), items.len())
-        }
-        ZkResult::MultiOk => String::from("multi ok"),
-        ZkResult::MultiFailed { index, code } => format!("multi failed at op {index}: {}", code.name()),
-        ZkResult::Error { code } => format!("error {}", code.name()),
     }
 }

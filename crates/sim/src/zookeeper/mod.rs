@@ -1,8 +1,14 @@
-//! The ZooKeeper ensemble, modelled as one linearizable store (ZooKeeper's `DataTree` plus its
-//! `SessionTracker`): znodes with data and versions, ephemeral owners, one-shot watches, conditional
-//! `setData`/`delete`, `multi` with `check`, and sessions that only the server expires — a client cut
-//! off from ZooKeeper cannot learn it has expired until it reconnects (ZooKeeper programmer's guide,
-//! "Sessions"; ZOOKEEPER-688).
+//! The ZooKeeper ensemble, modelled as one linearizable store. This module is its data: ZooKeeper's
+//! `DataTree` (znodes with data and versions, ephemeral owners, one-shot watches from its
+//! `WatchManager`, conditional `setData`/`delete`, `multi` with `check`) plus the session table of
+//! `SessionTrackerImpl`. The server that owns it — connections, request handling, watch delivery,
+//! session expiry — is the sans-IO node in [`server`]: sessions are expired only by the server, and a
+//! client cut off from ZooKeeper cannot learn it has expired until it reconnects (ZooKeeper
+//! programmer's guide, "Sessions"; ZOOKEEPER-688).
+pub mod server;
+
+pub use server::{ClientLink, ClientLinks, ZkServerNode};
+
 use crate::ids::{fmt_ids, BrokerId, NodeId, TopicPartition};
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
@@ -364,6 +370,32 @@ pub enum ZkResult {
     },
 }
 
+/// A result as the simulator's logs summarise it (`ok, version 3`, `multi failed at op 0: BADVERSION`).
+pub fn result_summary(r: &ZkResult) -> String {
+    match r {
+        ZkResult::Created { path } => format!("created {path}"),
+        ZkResult::Written { stat } => format!("ok, version {}", stat.version),
+        ZkResult::Deleted => String::from("deleted"),
+        ZkResult::Data { data, stat } => {
+            let j = data.to_json();
+            if j.len() > 90 {
+                format!("data (version {})", stat.version)
+            } else {
+                format!("{j} (version {})", stat.version)
+            }
+        }
+        ZkResult::Exists { stat: Some(s) } => format!("exists (version {})", s.version),
+        ZkResult::Exists { stat: None } => String::from("does not exist"),
+        ZkResult::Children { names } => format!("[{}]", names.join(",")),
+        ZkResult::DataMany { items } => {
+            format!("{} of {} nodes read", items.iter().filter(|i| i.is_some()).count(), items.len())
+        }
+        ZkResult::MultiOk => String::from("multi ok"),
+        ZkResult::MultiFailed { index, code } => format!("multi failed at op {index}: {}", code.name()),
+        ZkResult::Error { code } => format!("error {}", code.name()),
+    }
+}
+
 /// The kind of change a watch reports (`Watcher.Event.EventType`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub enum WatchEventType {
@@ -412,9 +444,10 @@ enum WatchTable {
     Child,
 }
 
-/// The ensemble's state.
+/// The ensemble's data (ZooKeeper's `DataTree` with the session table of `SessionTrackerImpl`):
+/// what [`server::ZkServerNode`] reads and writes when it handles a request.
 #[derive(Clone, Debug, Default)]
-pub struct ZkServer {
+pub struct DataTree {
     nodes: BTreeMap<String, Znode>,
     sessions: BTreeMap<SessionId, Session>,
     watches: BTreeMap<(String, WatchTable), BTreeSet<SessionId>>,
@@ -440,10 +473,10 @@ fn child_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-impl ZkServer {
+impl DataTree {
     /// An empty tree holding only `/`.
     pub fn new() -> Self {
-        let mut s = ZkServer { next_session: 0x1000, ..Default::default() };
+        let mut s = DataTree { next_session: 0x1000, ..Default::default() };
         s.nodes.insert(
             "/".into(),
             Znode {
@@ -454,7 +487,7 @@ impl ZkServer {
         s
     }
 
-    /// Opens a new session for `owner`.
+    /// Opens a new session for `owner` (`SessionTrackerImpl.createSession`).
     pub fn open_session(&mut self, owner: NodeId, timeout_ms: u64, now: u64) -> SessionId {
         self.next_session += 1;
         let id = self.next_session;
@@ -478,7 +511,7 @@ impl ZkServer {
         self.sessions.values()
     }
 
-    /// Records that the client was heard from at `now`.
+    /// Records that the client was heard from at `now` (`SessionTrackerImpl.touchSession`).
     pub fn touch(&mut self, id: SessionId, now: u64) {
         if let Some(s) = self.sessions.get_mut(&id) {
             if !s.expired && now > s.last_heard_ms {
@@ -487,8 +520,9 @@ impl ZkServer {
         }
     }
 
-    /// Expires a session: deletes its ephemerals and fires their watches. Returns the deleted paths
-    /// and the notifications.
+    /// Expires a session: deletes its ephemerals and fires their watches (`DataTree.killSession`;
+    /// the session's own watches go with it, `WatchManager.removeWatcher`). Returns the deleted
+    /// paths and the notifications.
     pub fn expire(&mut self, id: SessionId) -> (Vec<String>, Vec<WatchEvent>) {
         let mut events = Vec::new();
         let mut deleted = Vec::new();
@@ -665,8 +699,10 @@ impl ZkServer {
         stat
     }
 
-    /// Applies one request from `session` at `now`. Requests on an expired session fail with
-    /// `SESSIONEXPIRED` (the server never applies them).
+    /// Applies one request from `session` at `now`: `PrepRequestProcessor`'s checks (session,
+    /// versions, parents; `multi` all or nothing) and `DataTree.processTxn`. Requests on an expired
+    /// session fail with `SESSIONEXPIRED` (the server never applies them). Returns the result and
+    /// the watch notifications it triggered (`WatchManager.triggerWatch`), for the server to deliver.
     pub fn apply(&mut self, session: SessionId, op: &ZkOp, now: u64) -> (ZkResult, Vec<WatchEvent>) {
         let mut events = Vec::new();
         if !self.is_live(session) {
@@ -783,8 +819,8 @@ mod tests {
     use super::*;
     use alloc::vec;
 
-    fn server() -> (ZkServer, SessionId, SessionId) {
-        let mut zk = ZkServer::new();
+    fn server() -> (DataTree, SessionId, SessionId) {
+        let mut zk = DataTree::new();
         let a = zk.open_session(NodeId::Broker(1), 6000, 0);
         let b = zk.open_session(NodeId::Broker(2), 6000, 0);
         zk.seed_node("/brokers/ids", ZData::Empty, None);
