@@ -6,7 +6,7 @@
 //! (`GroupCoordinator.handleGroupImmigration` / `handleGroupEmigration`). The controller that every
 //! broker also runs lives in [`crate::controller`].
 use crate::consumer::coordinator_partition;
-use crate::controller::{Controller, ControllerEvent};
+use crate::controller::{Controller, ControllerEvent, ControllerIo};
 use crate::effects::{Outbox, Timer};
 use crate::event::EventKind;
 use crate::ids::{fmt_ids, BrokerId, NodeId, TopicPartition, NO_LEADER};
@@ -109,14 +109,20 @@ impl Broker {
 
     /// Sends (or queues) a ZooKeeper request.
     pub(crate) fn zk_send(&mut self, op: ZkOp, purpose: Purpose, out: &mut Outbox) -> u64 {
-        let controller = purpose == Purpose::Controller;
-        let (xid, now) = self.zk.submit(op.clone(), purpose);
-        if now {
-            if let Some(session) = self.zk.session {
-                out.send(NodeId::Zk, Payload::ZkRequest { session, xid, op, controller });
-            }
+        self.zk.send(op, purpose, out)
+    }
+
+    /// `isActive`: this broker's controller believes it is the controller.
+    pub fn is_active(&self) -> bool {
+        self.controller.is_active(self.id)
+    }
+
+    /// Runs the controller event thread (only while the process is alive) until it blocks on
+    /// ZooKeeper or runs out of events.
+    pub(crate) fn controller_run(&mut self, cfg: &Config, out: &mut Outbox) {
+        if self.alive {
+            self.controller.run(&mut ControllerIo { id: self.id, zk: &mut self.zk, cfg, out });
         }
-        xid
     }
 
     fn resend(&mut self, out: &mut Outbox) {
@@ -192,7 +198,6 @@ impl Broker {
                 self.on_new_session(out);
                 // ZkClient retries the interrupted operations on the new session.
                 self.resend(out);
-                let _ = cfg;
             }
         }
     }
@@ -219,7 +224,7 @@ impl Broker {
             out.log(EventKind::ZkSession, zkclient_line);
         }
         if cfg.behaviour().expire_event {
-            self.controller_expire(out);
+            self.controller.expire(&mut ControllerIo { id: self.id, zk: &mut self.zk, cfg, out });
         }
         out.send(NodeId::Zk, Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms });
     }
@@ -229,15 +234,15 @@ impl Broker {
         self.register(out);
         if !self.started {
             self.started = true;
-            self.controller_enqueue(ControllerEvent::Startup, out);
+            self.controller.enqueue(ControllerEvent::Startup);
         } else {
             // SessionExpirationListener.handleNewSession → Reelect; then ZkClient fires every
             // data/child listener: /controller is re-read, /brokers/ids and ISR notifications fire.
-            self.controller_enqueue(ControllerEvent::Reelect, out);
+            self.controller.enqueue(ControllerEvent::Reelect);
             self.zk_send(ZkOp::GetData { path: "/controller".into(), watch: true }, Purpose::ControllerWatch, out);
             if self.controller.listeners {
-                self.controller_enqueue(ControllerEvent::BrokerChange, out);
-                self.controller_enqueue(ControllerEvent::IsrChangeNotification, out);
+                self.controller.enqueue(ControllerEvent::BrokerChange);
+                self.controller.enqueue(ControllerEvent::IsrChangeNotification);
             }
         }
     }
@@ -272,7 +277,11 @@ impl Broker {
         }
         let Some(done) = self.zk.complete(xid) else { return };
         match done.purpose {
-            Purpose::Controller => self.controller_on_result(done.op, result, cfg, out),
+            Purpose::Controller => self.controller.on_result(
+                done.op,
+                result,
+                &mut ControllerIo { id: self.id, zk: &mut self.zk, cfg, out },
+            ),
             Purpose::Register => match result {
                 ZkResult::Created { path } => {
                     self.registered = true;
@@ -306,7 +315,7 @@ impl Broker {
                     }
                     _ => ControllerEvent::Reelect,
                 };
-                self.controller_enqueue(ev, out);
+                self.controller.enqueue(ev);
             }
             Purpose::IsrUpdate { tp, isr } => self.on_isr_write(&tp, isr, result, out),
             Purpose::IsrNotify => {}
@@ -321,15 +330,15 @@ impl Broker {
         }
         let me = format!("/brokers/ids/{}", self.id);
         match (ev.path.as_str(), ev.kind) {
-            ("/controller", WatchEventType::NodeDeleted) => self.controller_enqueue(ControllerEvent::Reelect, out),
+            ("/controller", WatchEventType::NodeDeleted) => self.controller.enqueue(ControllerEvent::Reelect),
             ("/controller", _) => {
                 self.zk_send(ZkOp::GetData { path: "/controller".into(), watch: true }, Purpose::ControllerWatch, out);
             }
             ("/brokers/ids", WatchEventType::NodeChildrenChanged) if self.controller.listeners => {
-                self.controller_enqueue(ControllerEvent::BrokerChange, out)
+                self.controller.enqueue(ControllerEvent::BrokerChange)
             }
             ("/isr_change_notification", WatchEventType::NodeChildrenChanged) if self.controller.listeners => {
-                self.controller_enqueue(ControllerEvent::IsrChangeNotification, out)
+                self.controller.enqueue(ControllerEvent::IsrChangeNotification)
             }
             (p, WatchEventType::NodeDeleted) if p == me && !self.registered => self.register(out),
             _ => {}
