@@ -335,11 +335,14 @@ impl Controller {
         }
         self.ctx.leadership = leadership;
         self.ctx.loaded = true;
-        let offsets3 = TopicPartition::new(crate::scenario::OFFSETS_TOPIC, 3);
-        let note = match self.ctx.leadership.get(&offsets3) {
-            Some(c) => format!("; {offsets3}: {} (zkVersion {})", leader_isr_json(&c.state), c.zk_version),
-            None => String::new(),
-        };
+        // The state of each `__consumer_offsets` partition a configured group maps to: the one whose
+        // leader decides whether the group has a coordinator.
+        let mut note = String::new();
+        for tp in io.cfg.group_partitions() {
+            if let Some(c) = self.ctx.leadership.get(&tp) {
+                note.push_str(&format!("; {tp}: {} (zkVersion {})", leader_isr_json(&c.state), c.zk_version));
+            }
+        }
         io.log(
             EventKind::Info,
             format!(
