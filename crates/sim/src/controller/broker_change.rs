@@ -12,6 +12,7 @@ use crate::controller::partition_state::PartitionState;
 use crate::controller::replica_state::ReplicaState;
 use crate::event::EventKind;
 use crate::ids::{fmt_ids, BrokerId, TopicPartition, NO_LEADER};
+use crate::mark::Mark;
 use crate::zookeeper::{LeaderIsr, ZData, ZkOp, ZkResult};
 use alloc::format;
 use alloc::string::String;
@@ -242,6 +243,16 @@ impl Controller {
             kind,
             format!("New leader and ISR for partition {tp} is {} (removed replica {r}){why}", leader_isr_json(&state)),
         );
+        io.out.mark(Mark::IsrReplicaRemoved {
+            controller: io.id,
+            partition: tp.clone(),
+            replica: r,
+            leader: state.leader,
+            leader_epoch: state.leader_epoch,
+            isr: state.isr.clone(),
+            controller_epoch: state.controller_epoch,
+            cached_leader,
+        });
         self.ctx.leadership.insert(tp.clone(), Cached { state, zk_version: version });
         self.replica_states.insert((tp.clone(), r), ReplicaState::OfflineReplica);
         let others: Vec<BrokerId> =

@@ -13,6 +13,7 @@ use crate::controller::leader_isr_json;
 use crate::controller::partition_state::PartitionState;
 use crate::event::EventKind;
 use crate::ids::{fmt_ids, BrokerId, TopicPartition, NO_LEADER};
+use crate::mark::Mark;
 use crate::zookeeper::{LeaderIsr, ZData, ZkOp, ZkResult};
 use alloc::collections::BTreeSet;
 use alloc::format;
@@ -162,6 +163,7 @@ impl Controller {
                     EventKind::LeaderChange,
                     format!("Initiated state change for partition {tp} from OfflinePartition to OnlinePartition failed: NoReplicaOnlineException: {why}"),
                 );
+                io.out.mark(Mark::LeaderElectionFailed { controller: io.id, partition: tp });
             }
         }
     }
@@ -184,6 +186,15 @@ impl Controller {
                 leader_isr_json(&state)
             ),
         );
+        io.out.mark(Mark::LeaderElected {
+            controller: io.id,
+            partition: tp.clone(),
+            leader: state.leader,
+            leader_epoch: state.leader_epoch,
+            isr: state.isr.clone(),
+            controller_epoch: state.controller_epoch,
+            zk_version: version,
+        });
         self.ctx.leadership.insert(tp.clone(), Cached { state, zk_version: version });
         self.partition_states.insert(tp.clone(), PartitionState::OnlinePartition);
         self.add_lai(recipients, tp);

@@ -12,6 +12,7 @@ use crate::controller::partition_state::PartitionState;
 use crate::controller::replica_state::ReplicaState;
 use crate::event::EventKind;
 use crate::ids::{fmt_ids, BrokerId, TopicPartition};
+use crate::mark::Mark;
 use crate::zookeeper::{MultiOp, ZData, ZkError, ZkOp, ZkResult};
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -288,6 +289,7 @@ impl Controller {
                 format!("{} successfully elected as the controller; starting become-controller state transition (onControllerFailover)", io.id),
             );
         }
+        io.out.mark(Mark::ControllerElected { broker: io.id, controller_epoch: self.ctx.epoch });
         self.push_front(steps);
     }
 
@@ -319,6 +321,7 @@ impl Controller {
                 self.ctx.epoch_zk_version
             ),
         );
+        io.out.mark(Mark::ControllerResigned { broker: io.id, controller_epoch: self.ctx.epoch });
         self.abandon_event();
         self.then(Step::ReadControllerId { resign_check: true });
     }

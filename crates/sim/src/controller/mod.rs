@@ -39,6 +39,7 @@ mod requests;
 use crate::effects::Outbox;
 use crate::event::EventKind;
 use crate::ids::{fmt_ids, BrokerId, TopicPartition};
+use crate::mark::Mark;
 use crate::scenario::Config;
 use crate::zk_client::{Purpose, ZkClient};
 use crate::zookeeper::{LeaderIsr, MultiOp, Stat, ZData, ZkOp, ZkResult};
@@ -483,6 +484,7 @@ impl Controller {
             EventKind::ControllerResigned,
             format!("Broker {} resigned as the controller (it held epoch {epoch}; {why})", io.id),
         );
+        io.out.mark(Mark::ControllerResigned { broker: io.id, controller_epoch: epoch });
     }
 }
 
