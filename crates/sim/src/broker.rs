@@ -642,3 +642,125 @@ impl Broker {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::effects::Effect;
+    use crate::scenario::builtin;
+    use alloc::vec;
+
+    fn cfg() -> Config {
+        builtin("seed-incident").expect("built-in").config().expect("valid")
+    }
+
+    fn offsets3() -> TopicPartition {
+        TopicPartition::new(OFFSETS_TOPIC, 3)
+    }
+
+    fn info(leader: BrokerId, leader_epoch: i32, isr: &[BrokerId], controller_epoch: i32) -> PartitionStateInfo {
+        PartitionStateInfo {
+            tp: offsets3(),
+            leader,
+            leader_epoch,
+            isr: isr.to_vec(),
+            zk_version: 27,
+            controller_epoch,
+            replicas: vec![3, 1, 2],
+        }
+    }
+
+    fn lines(out: &Outbox) -> Vec<(EventKind, String)> {
+        out.effects
+            .iter()
+            .filter_map(|e| if let Effect::Log { kind, line } = e { Some((*kind, line.clone())) } else { None })
+            .collect()
+    }
+
+    /// Broker 1, which has heard of controller epoch 8.
+    fn broker_at_epoch_8() -> Broker {
+        let mut b = Broker::new(1);
+        b.alive = true;
+        b.controller_epoch = 8;
+        b
+    }
+
+    #[test]
+    fn leader_and_isr_from_a_stale_controller_epoch_is_rejected_and_changes_nothing() {
+        let mut b = broker_at_epoch_8();
+        let mut out = Outbox::default();
+        assert!(!b.on_leader_and_isr(3, 7, vec![info(1, 14, &[1, 2], 7)], &mut out));
+        assert!(b.partitions.is_empty() && b.owned_offsets_partitions.is_empty());
+        assert_eq!(b.controller_epoch, 8);
+        let l = lines(&out);
+        assert_eq!(l.len(), 1);
+        assert_eq!(l[0].0, EventKind::ControlRejected);
+        assert!(l[0].1.contains("with epoch 7 since its controller epoch is old. Latest known controller epoch is 8"));
+    }
+
+    #[test]
+    fn leader_and_isr_makes_a_leader_that_loads_its_groups_and_an_older_leader_epoch_is_ignored() {
+        let mut b = broker_at_epoch_8();
+        let mut out = Outbox::default();
+        assert!(b.on_leader_and_isr(2, 9, vec![info(1, 14, &[1, 2], 9)], &mut out));
+        assert_eq!(b.controller_epoch, 9, "a newer controller epoch is adopted");
+        let lp = &b.partitions[&offsets3()];
+        assert!(lp.is_leader && lp.leader_epoch == 14 && lp.isr == vec![1, 2]);
+        assert!(b.owned_offsets_partitions.contains(&3), "GroupCoordinator immigration");
+        // A request carrying the same leader epoch again is ignored.
+        let mut out = Outbox::default();
+        assert!(b.on_leader_and_isr(2, 9, vec![info(2, 14, &[2], 9)], &mut out));
+        assert!(b.partitions[&offsets3()].is_leader);
+        assert!(lines(&out)[0].1.contains("since its leader epoch 14 is not higher than the current leader epoch 14"));
+    }
+
+    #[test]
+    fn a_leader_told_leader_minus_1_keeps_acting_as_leader_and_coordinator() {
+        let mut b = broker_at_epoch_8();
+        let mut out = Outbox::default();
+        b.on_leader_and_isr(3, 8, vec![info(1, 14, &[1, 2], 8)], &mut out);
+        let mut out = Outbox::default();
+        assert!(b.on_leader_and_isr(3, 8, vec![info(NO_LEADER, 15, &[2], 8)], &mut out));
+        assert!(lines(&out)[0].1.contains("cannot become follower for partition __consumer_offsets-3 since the new leader -1 is unavailable; local state unchanged (still acting as its leader)"));
+        let lp = &b.partitions[&offsets3()];
+        assert!(lp.is_leader && lp.leader_epoch == 14);
+        assert!(b.owned_offsets_partitions.contains(&3));
+    }
+
+    #[test]
+    fn update_metadata_from_an_old_controller_is_rejected_and_find_coordinator_reads_the_cache() {
+        let cfg = cfg();
+        let group = "payments-group";
+        assert_eq!(coordinator_partition(group, cfg.offsets_partitions), 3, "the incident's group");
+        let mut b = broker_at_epoch_8();
+        let mut out = Outbox::default();
+        assert!(!b.on_update_metadata(3, 7, vec![1, 2, 3], vec![info(3, 13, &[3, 1, 2], 7)], &mut out));
+        assert!(lines(&out)[0].1.contains("(ControllerMovedException)"));
+        assert_eq!(b.find_coordinator(group, &cfg), Err(ClientError::CoordinatorNotAvailable), "nothing cached");
+        let mut out = Outbox::default();
+        assert!(b.on_update_metadata(2, 8, vec![1, 2], vec![info(2, 15, &[2], 8)], &mut out));
+        assert_eq!(b.find_coordinator(group, &cfg), Ok(2));
+        assert!(b.on_update_metadata(2, 8, vec![1, 2], vec![info(NO_LEADER, 16, &[2], 8)], &mut out));
+        assert_eq!(b.find_coordinator(group, &cfg), Err(ClientError::CoordinatorNotAvailable));
+    }
+
+    #[test]
+    fn a_dead_broker_runs_no_controller_thread() {
+        let cfg = cfg();
+        let mut b = Broker::new(1);
+        b.controller.enqueue(ControllerEvent::Startup);
+        let mut out = Outbox::default();
+        b.controller_run(&cfg, &mut out);
+        assert!(out.effects.is_empty() && b.controller.queue.len() == 1);
+        b.alive = true;
+        b.zk.session = Some(5);
+        b.zk.state = ConnState::Connected;
+        b.controller_run(&cfg, &mut out);
+        let elect = ZkOp::GetData { path: "/controller".into(), watch: true };
+        assert!(matches!(
+            &out.effects[..],
+            [Effect::Send { to: NodeId::Zk, payload: Payload::ZkRequest { session: 5, op, controller: true, .. } }] if *op == elect
+        ));
+        assert_eq!(b.controller.job.as_ref().and_then(|j| j.waiting_on()).as_deref(), Some("elect"));
+    }
+}

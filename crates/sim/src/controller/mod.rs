@@ -35,6 +35,8 @@ mod isr_notification;
 pub mod partition_state;
 pub mod replica_state;
 mod requests;
+#[cfg(test)]
+mod tests;
 
 use crate::effects::Outbox;
 use crate::event::EventKind;
