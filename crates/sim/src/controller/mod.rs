@@ -18,7 +18,7 @@
 //! session expires (`KafkaController.startup`'s `StateChangeHandler`) and makes `ControllerChange`
 //! re-read `/controller` (`maybeResign`); `fenced` wraps every write in the KAFKA-6082 epoch check.
 //!
-//! The controller is its own type, owned by its broker ([`crate::broker::Broker::controller`]); what
+//! The controller is its own type, owned by its broker (`Broker.controller`); what
 //! it needs from the broker comes in a [`ControllerIo`]. Each group of Kafka handlers is one file
 //! holding both halves of its micro-steps — the ZooKeeper request and what the thread does with the
 //! response — so one behaviour reads top to bottom:
