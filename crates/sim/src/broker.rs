@@ -6,7 +6,7 @@
 //! (`GroupCoordinator.handleGroupImmigration` / `handleGroupEmigration`). The controller that every
 //! broker also runs lives in [`crate::controller`].
 use crate::consumer::coordinator_partition;
-use crate::controller::{Controller, ControllerEvent};
+use crate::controller::{Controller, ControllerEvent, ControllerIo};
 use crate::effects::{Outbox, Timer};
 use crate::event::EventKind;
 use crate::ids::{fmt_ids, BrokerId, NodeId, TopicPartition, NO_LEADER};
@@ -109,14 +109,20 @@ impl Broker {
 
     /// Sends (or queues) a ZooKeeper request.
     pub(crate) fn zk_send(&mut self, op: ZkOp, purpose: Purpose, out: &mut Outbox) -> u64 {
-        let controller = purpose == Purpose::Controller;
-        let (xid, now) = self.zk.submit(op.clone(), purpose);
-        if now {
-            if let Some(session) = self.zk.session {
-                out.send(NodeId::Zk, Payload::ZkRequest { session, xid, op, controller });
-            }
+        self.zk.send(op, purpose, out)
+    }
+
+    /// `isActive`: this broker's controller believes it is the controller.
+    pub fn is_active(&self) -> bool {
+        self.controller.is_active(self.id)
+    }
+
+    /// Runs the controller event thread (only while the process is alive) until it blocks on
+    /// ZooKeeper or runs out of events.
+    pub(crate) fn controller_run(&mut self, cfg: &Config, out: &mut Outbox) {
+        if self.alive {
+            self.controller.run(&mut ControllerIo { id: self.id, zk: &mut self.zk, cfg, out });
         }
-        xid
     }
 
     fn resend(&mut self, out: &mut Outbox) {
@@ -192,7 +198,6 @@ impl Broker {
                 self.on_new_session(out);
                 // ZkClient retries the interrupted operations on the new session.
                 self.resend(out);
-                let _ = cfg;
             }
         }
     }
@@ -219,7 +224,7 @@ impl Broker {
             out.log(EventKind::ZkSession, zkclient_line);
         }
         if cfg.behaviour().expire_event {
-            self.controller_expire(out);
+            self.controller.expire(&mut ControllerIo { id: self.id, zk: &mut self.zk, cfg, out });
         }
         out.send(NodeId::Zk, Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms });
     }
@@ -229,15 +234,15 @@ impl Broker {
         self.register(out);
         if !self.started {
             self.started = true;
-            self.controller_enqueue(ControllerEvent::Startup, out);
+            self.controller.enqueue(ControllerEvent::Startup);
         } else {
             // SessionExpirationListener.handleNewSession → Reelect; then ZkClient fires every
             // data/child listener: /controller is re-read, /brokers/ids and ISR notifications fire.
-            self.controller_enqueue(ControllerEvent::Reelect, out);
+            self.controller.enqueue(ControllerEvent::Reelect);
             self.zk_send(ZkOp::GetData { path: "/controller".into(), watch: true }, Purpose::ControllerWatch, out);
             if self.controller.listeners {
-                self.controller_enqueue(ControllerEvent::BrokerChange, out);
-                self.controller_enqueue(ControllerEvent::IsrChangeNotification, out);
+                self.controller.enqueue(ControllerEvent::BrokerChange);
+                self.controller.enqueue(ControllerEvent::IsrChangeNotification);
             }
         }
     }
@@ -272,7 +277,11 @@ impl Broker {
         }
         let Some(done) = self.zk.complete(xid) else { return };
         match done.purpose {
-            Purpose::Controller => self.controller_on_result(done.op, result, cfg, out),
+            Purpose::Controller => self.controller.on_result(
+                done.op,
+                result,
+                &mut ControllerIo { id: self.id, zk: &mut self.zk, cfg, out },
+            ),
             Purpose::Register => match result {
                 ZkResult::Created { path } => {
                     self.registered = true;
@@ -306,7 +315,7 @@ impl Broker {
                     }
                     _ => ControllerEvent::Reelect,
                 };
-                self.controller_enqueue(ev, out);
+                self.controller.enqueue(ev);
             }
             Purpose::IsrUpdate { tp, isr } => self.on_isr_write(&tp, isr, result, out),
             Purpose::IsrNotify => {}
@@ -321,15 +330,15 @@ impl Broker {
         }
         let me = format!("/brokers/ids/{}", self.id);
         match (ev.path.as_str(), ev.kind) {
-            ("/controller", WatchEventType::NodeDeleted) => self.controller_enqueue(ControllerEvent::Reelect, out),
+            ("/controller", WatchEventType::NodeDeleted) => self.controller.enqueue(ControllerEvent::Reelect),
             ("/controller", _) => {
                 self.zk_send(ZkOp::GetData { path: "/controller".into(), watch: true }, Purpose::ControllerWatch, out);
             }
             ("/brokers/ids", WatchEventType::NodeChildrenChanged) if self.controller.listeners => {
-                self.controller_enqueue(ControllerEvent::BrokerChange, out)
+                self.controller.enqueue(ControllerEvent::BrokerChange)
             }
             ("/isr_change_notification", WatchEventType::NodeChildrenChanged) if self.controller.listeners => {
-                self.controller_enqueue(ControllerEvent::IsrChangeNotification, out)
+                self.controller.enqueue(ControllerEvent::IsrChangeNotification)
             }
             (p, WatchEventType::NodeDeleted) if p == me && !self.registered => self.register(out),
             _ => {}
@@ -631,5 +640,127 @@ impl Broker {
             ConnState::Disconnected => "disconnected",
             ConnState::Expired => "expired",
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::effects::Effect;
+    use crate::scenario::builtin;
+    use alloc::vec;
+
+    fn cfg() -> Config {
+        builtin("seed-incident").expect("built-in").config().expect("valid")
+    }
+
+    fn offsets3() -> TopicPartition {
+        TopicPartition::new(OFFSETS_TOPIC, 3)
+    }
+
+    fn info(leader: BrokerId, leader_epoch: i32, isr: &[BrokerId], controller_epoch: i32) -> PartitionStateInfo {
+        PartitionStateInfo {
+            tp: offsets3(),
+            leader,
+            leader_epoch,
+            isr: isr.to_vec(),
+            zk_version: 27,
+            controller_epoch,
+            replicas: vec![3, 1, 2],
+        }
+    }
+
+    fn lines(out: &Outbox) -> Vec<(EventKind, String)> {
+        out.effects
+            .iter()
+            .filter_map(|e| if let Effect::Log { kind, line } = e { Some((*kind, line.clone())) } else { None })
+            .collect()
+    }
+
+    /// Broker 1, which has heard of controller epoch 8.
+    fn broker_at_epoch_8() -> Broker {
+        let mut b = Broker::new(1);
+        b.alive = true;
+        b.controller_epoch = 8;
+        b
+    }
+
+    #[test]
+    fn leader_and_isr_from_a_stale_controller_epoch_is_rejected_and_changes_nothing() {
+        let mut b = broker_at_epoch_8();
+        let mut out = Outbox::default();
+        assert!(!b.on_leader_and_isr(3, 7, vec![info(1, 14, &[1, 2], 7)], &mut out));
+        assert!(b.partitions.is_empty() && b.owned_offsets_partitions.is_empty());
+        assert_eq!(b.controller_epoch, 8);
+        let l = lines(&out);
+        assert_eq!(l.len(), 1);
+        assert_eq!(l[0].0, EventKind::ControlRejected);
+        assert!(l[0].1.contains("with epoch 7 since its controller epoch is old. Latest known controller epoch is 8"));
+    }
+
+    #[test]
+    fn leader_and_isr_makes_a_leader_that_loads_its_groups_and_an_older_leader_epoch_is_ignored() {
+        let mut b = broker_at_epoch_8();
+        let mut out = Outbox::default();
+        assert!(b.on_leader_and_isr(2, 9, vec![info(1, 14, &[1, 2], 9)], &mut out));
+        assert_eq!(b.controller_epoch, 9, "a newer controller epoch is adopted");
+        let lp = &b.partitions[&offsets3()];
+        assert!(lp.is_leader && lp.leader_epoch == 14 && lp.isr == vec![1, 2]);
+        assert!(b.owned_offsets_partitions.contains(&3), "GroupCoordinator immigration");
+        // A request carrying the same leader epoch again is ignored.
+        let mut out = Outbox::default();
+        assert!(b.on_leader_and_isr(2, 9, vec![info(2, 14, &[2], 9)], &mut out));
+        assert!(b.partitions[&offsets3()].is_leader);
+        assert!(lines(&out)[0].1.contains("since its leader epoch 14 is not higher than the current leader epoch 14"));
+    }
+
+    #[test]
+    fn a_leader_told_leader_minus_1_keeps_acting_as_leader_and_coordinator() {
+        let mut b = broker_at_epoch_8();
+        let mut out = Outbox::default();
+        b.on_leader_and_isr(3, 8, vec![info(1, 14, &[1, 2], 8)], &mut out);
+        let mut out = Outbox::default();
+        assert!(b.on_leader_and_isr(3, 8, vec![info(NO_LEADER, 15, &[2], 8)], &mut out));
+        assert!(lines(&out)[0].1.contains("cannot become follower for partition __consumer_offsets-3 since the new leader -1 is unavailable; local state unchanged (still acting as its leader)"));
+        let lp = &b.partitions[&offsets3()];
+        assert!(lp.is_leader && lp.leader_epoch == 14);
+        assert!(b.owned_offsets_partitions.contains(&3));
+    }
+
+    #[test]
+    fn update_metadata_from_an_old_controller_is_rejected_and_find_coordinator_reads_the_cache() {
+        let cfg = cfg();
+        let group = "payments-group";
+        assert_eq!(coordinator_partition(group, cfg.offsets_partitions), 3, "the incident's group");
+        let mut b = broker_at_epoch_8();
+        let mut out = Outbox::default();
+        assert!(!b.on_update_metadata(3, 7, vec![1, 2, 3], vec![info(3, 13, &[3, 1, 2], 7)], &mut out));
+        assert!(lines(&out)[0].1.contains("(ControllerMovedException)"));
+        assert_eq!(b.find_coordinator(group, &cfg), Err(ClientError::CoordinatorNotAvailable), "nothing cached");
+        let mut out = Outbox::default();
+        assert!(b.on_update_metadata(2, 8, vec![1, 2], vec![info(2, 15, &[2], 8)], &mut out));
+        assert_eq!(b.find_coordinator(group, &cfg), Ok(2));
+        assert!(b.on_update_metadata(2, 8, vec![1, 2], vec![info(NO_LEADER, 16, &[2], 8)], &mut out));
+        assert_eq!(b.find_coordinator(group, &cfg), Err(ClientError::CoordinatorNotAvailable));
+    }
+
+    #[test]
+    fn a_dead_broker_runs_no_controller_thread() {
+        let cfg = cfg();
+        let mut b = Broker::new(1);
+        b.controller.enqueue(ControllerEvent::Startup);
+        let mut out = Outbox::default();
+        b.controller_run(&cfg, &mut out);
+        assert!(out.effects.is_empty() && b.controller.queue.len() == 1);
+        b.alive = true;
+        b.zk.session = Some(5);
+        b.zk.state = ConnState::Connected;
+        b.controller_run(&cfg, &mut out);
+        let elect = ZkOp::GetData { path: "/controller".into(), watch: true };
+        assert!(matches!(
+            &out.effects[..],
+            [Effect::Send { to: NodeId::Zk, payload: Payload::ZkRequest { session: 5, op, controller: true, .. } }] if *op == elect
+        ));
+        assert_eq!(b.controller.job.as_ref().and_then(|j| j.waiting_on()).as_deref(), Some("elect"));
     }
 }

@@ -18,8 +18,9 @@ pub enum Mark {
     ControllerElected {
         /// The new controller.
         broker: BrokerId,
-        /// The epoch it holds once its failover has bumped `/controller_epoch`, where known at
-        /// election (fenced: bumped in the same `multi`); else the epoch it read before the bump.
+        /// The epoch in its controller context when it won: with fenced writes, the epoch it
+        /// bumped `/controller_epoch` to in the same `multi`; otherwise the context's epoch before
+        /// `readControllerEpochFromZookeeper` (0 for a broker that has not been the controller).
         controller_epoch: i32,
     },
     /// A broker resigned as controller (`onControllerResignation`).

@@ -292,6 +292,22 @@ impl Config {
         self.session_timeout_ms * 2 / 3
     }
 
+    /// The `__consumer_offsets` partition each configured consumer's group maps to
+    /// ([`crate::consumer::coordinator_partition`]), without repeats, in consumer order.
+    pub fn group_partitions(&self) -> Vec<TopicPartition> {
+        let mut v: Vec<TopicPartition> = Vec::new();
+        for c in &self.consumers {
+            let tp = TopicPartition::new(
+                OFFSETS_TOPIC,
+                crate::consumer::coordinator_partition(&c.group, self.offsets_partitions),
+            );
+            if !v.contains(&tp) {
+                v.push(tp);
+            }
+        }
+        v
+    }
+
     /// All partitions of a topic.
     pub fn partitions_of<'a>(&'a self, topic: &'a str) -> impl Iterator<Item = &'a TopicPartition> + 'a {
         self.assignment.keys().filter(move |tp| tp.topic == topic)

@@ -11,6 +11,9 @@
 //! The model keeps every outstanding request until its response arrives; a request or response lost
 //! on a cut link is sent again when the connection comes back (TCP retransmission plus ZkClient's
 //! retry), so an operation is applied at most once per send but may be applied after a long delay.
+use crate::effects::Outbox;
+use crate::ids::NodeId;
+use crate::message::Payload;
 use crate::zookeeper::{SessionId, ZkOp};
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
@@ -93,6 +96,18 @@ impl ZkClient {
         let send = self.state == ConnState::Connected;
         self.outstanding.insert(xid, Outstanding { op, purpose, in_flight: send, sends: send as u32 });
         (xid, send)
+    }
+
+    /// Submits a request and sends it now when connected (else it waits for the connection).
+    pub fn send(&mut self, op: ZkOp, purpose: Purpose, out: &mut Outbox) -> u64 {
+        let controller = purpose == Purpose::Controller;
+        let (xid, now) = self.submit(op.clone(), purpose);
+        if now {
+            if let Some(session) = self.session {
+                out.send(NodeId::Zk, Payload::ZkRequest { session, xid, op, controller });
+            }
+        }
+        xid
     }
 
     /// A response for `xid` arrived: the request is done.

@@ -1,0 +1,404 @@
+//! Becoming (and stopping being) the controller: `KafkaController.elect`, `onControllerFailover`
+//! (`readControllerEpochFromZookeeper`, `incrementControllerEpoch`, `initializeControllerContext`,
+//! `ReplicaStateMachine.startup`, `PartitionStateMachine.startup`), `triggerControllerMove`, and
+//! what tells a controller it moved: `ControllerChange` (1.0 trusts the id the listener read; 1.1's
+//! `maybeResign` re-reads `/controller`) and, with fenced writes, `ControllerMovedException`.
+use super::{
+    children, controller_id, election, readable_brokers, short_list, Cached, Controller, ControllerIo, Exec,
+    Step as AnyStep,
+};
+use crate::controller::leader_isr_json;
+use crate::controller::partition_state::PartitionState;
+use crate::controller::replica_state::ReplicaState;
+use crate::event::EventKind;
+use crate::ids::{fmt_ids, BrokerId, TopicPartition};
+use crate::mark::Mark;
+use crate::zookeeper::{MultiOp, ZData, ZkError, ZkOp, ZkResult};
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// A micro-step of `elect` / `onControllerFailover` / `maybeResign`.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub(super) enum Step {
+    /// `getControllerID`; with `resign_check`, resign if it was us and is no longer.
+    ReadControllerId {
+        resign_check: bool,
+    },
+    /// `elect`: read `/controller`.
+    Elect,
+    /// `elect`: create the ephemeral `/controller`.
+    CreateController,
+    /// KAFKA-6082: `registerControllerAndIncrementControllerEpoch`.
+    CreateControllerFenced,
+    /// `elect` after a failed create: did our own create land before a lost response?
+    CheckOwnCreate,
+    ReadEpoch,
+    IncrementEpoch,
+    RegisterIsrListener,
+    ReadBrokerIds,
+    ReadBrokers(Vec<String>),
+    ReadTopics,
+    ReadAssignments(Vec<String>),
+    ReadStates,
+    ReplicaStartup,
+    PartitionStartup,
+    FailoverDone,
+    /// `triggerControllerMove`: delete `/controller`.
+    MoveController,
+}
+
+impl Step {
+    pub(super) fn name(&self) -> String {
+        match self {
+            Step::ReadControllerId { .. } => "getControllerID".into(),
+            Step::Elect | Step::CreateController | Step::CheckOwnCreate => "elect".into(),
+            Step::CreateControllerFenced => "registerControllerAndIncrementControllerEpoch".into(),
+            Step::ReadEpoch => "readControllerEpochFromZookeeper".into(),
+            Step::IncrementEpoch => "incrementControllerEpoch".into(),
+            Step::ReadBrokerIds
+            | Step::ReadBrokers(_)
+            | Step::ReadTopics
+            | Step::ReadAssignments(_)
+            | Step::ReadStates => "initializeControllerContext".into(),
+            Step::RegisterIsrListener => "registerIsrChangeNotificationListener".into(),
+            Step::ReplicaStartup => "ReplicaStateMachine.startup".into(),
+            Step::PartitionStartup => "PartitionStateMachine.startup".into(),
+            Step::FailoverDone => "onControllerFailover".into(),
+            Step::MoveController => "triggerControllerMove".into(),
+        }
+    }
+
+    /// The request half.
+    pub(super) fn request(self, c: &mut Controller, io: &mut ControllerIo) -> Exec {
+        let epoch = c.ctx.epoch;
+        let epoch_version = c.ctx.epoch_zk_version;
+        match self {
+            Step::ReadControllerId { .. } | Step::Elect | Step::CheckOwnCreate => {
+                Exec::Wait(ZkOp::GetData { path: "/controller".into(), watch: true })
+            }
+            Step::CreateController => Exec::Wait(ZkOp::Create {
+                path: "/controller".into(),
+                data: ZData::Controller { broker_id: io.id, timestamp: 0 },
+                ephemeral: true,
+                sequential: false,
+            }),
+            Step::CreateControllerFenced => Exec::Wait(ZkOp::Multi {
+                ops: alloc::vec![
+                    MultiOp::Create {
+                        path: "/controller".into(),
+                        data: ZData::Controller { broker_id: io.id, timestamp: 0 },
+                        ephemeral: true,
+                    },
+                    MultiOp::SetData {
+                        path: "/controller_epoch".into(),
+                        data: ZData::ControllerEpoch { epoch: epoch + 1 },
+                        version: epoch_version,
+                    },
+                ],
+            }),
+            Step::ReadEpoch => Exec::Wait(ZkOp::GetData { path: "/controller_epoch".into(), watch: false }),
+            Step::IncrementEpoch => Exec::Wait(ZkOp::SetData {
+                path: "/controller_epoch".into(),
+                data: ZData::ControllerEpoch { epoch: epoch + 1 },
+                version: epoch_version,
+            }),
+            Step::RegisterIsrListener => {
+                Exec::Wait(ZkOp::GetChildren { path: "/isr_change_notification".into(), watch: true })
+            }
+            Step::ReadBrokerIds => {
+                c.listeners = true;
+                Exec::Wait(ZkOp::GetChildren { path: "/brokers/ids".into(), watch: true })
+            }
+            Step::ReadBrokers(paths) | Step::ReadAssignments(paths) => Exec::Wait(ZkOp::GetDataMany { paths }),
+            Step::ReadTopics => Exec::Wait(ZkOp::GetChildren { path: "/brokers/topics".into(), watch: true }),
+            Step::ReadStates => {
+                let paths = c.ctx.assignment.keys().map(|tp| tp.state_path()).collect();
+                Exec::Wait(ZkOp::GetDataMany { paths })
+            }
+            Step::ReplicaStartup => {
+                c.replica_state_machine_startup(io);
+                Exec::Done
+            }
+            Step::PartitionStartup => {
+                c.partition_state_machine_startup(io);
+                Exec::Done
+            }
+            Step::FailoverDone => {
+                io.log(EventKind::Info, format!("Ready to serve as the new controller with epoch {epoch}"));
+                Exec::Done
+            }
+            Step::MoveController => Exec::Wait(ZkOp::Delete { path: "/controller".into(), version: -1 }),
+        }
+    }
+
+    /// The response half.
+    pub(super) fn on_response(self, c: &mut Controller, result: ZkResult, io: &mut ControllerIo) {
+        let fenced = io.cfg.behaviour().fenced_writes;
+        match self {
+            Step::ReadControllerId { resign_check } => {
+                let id = controller_id(&result);
+                let was = c.is_active(io.id);
+                c.active_id = id;
+                if resign_check && was && !c.is_active(io.id) {
+                    c.resign(io);
+                }
+            }
+            Step::Elect => {
+                let id = controller_id(&result);
+                c.active_id = id;
+                if id == -1 {
+                    if fenced {
+                        c.push_front(alloc::vec![Step::ReadEpoch.into(), Step::CreateControllerFenced.into()]);
+                    } else {
+                        c.then(Step::CreateController);
+                    }
+                }
+            }
+            Step::CreateControllerFenced => match result {
+                ZkResult::MultiOk => {
+                    c.ctx.epoch += 1;
+                    c.ctx.epoch_zk_version += 1;
+                    c.won(io);
+                }
+                _ => c.then(Step::CheckOwnCreate),
+            },
+            Step::CreateController => match result {
+                ZkResult::Created { .. } => c.won(io),
+                ZkResult::Error { code: ZkError::NodeExists } => c.then(Step::CheckOwnCreate),
+                _ => c.then(Step::MoveController),
+            },
+            Step::CheckOwnCreate => {
+                let id = controller_id(&result);
+                if id == io.id {
+                    // ZKCheckedEphemeral / checkControllerAndEpoch: our own create landed before a
+                    // lost response.
+                    if fenced {
+                        c.ctx.epoch += 1;
+                        c.ctx.epoch_zk_version += 1;
+                    }
+                    c.won(io);
+                } else {
+                    c.active_id = id;
+                    if id == -1 {
+                        io.log(EventKind::Info, "A controller has been elected but just resigned, this will result in another round of election".into());
+                    }
+                }
+            }
+            Step::ReadEpoch => {
+                if let ZkResult::Data { data: ZData::ControllerEpoch { epoch }, stat } = result {
+                    c.ctx.epoch = epoch;
+                    c.ctx.epoch_zk_version = stat.version;
+                }
+            }
+            Step::IncrementEpoch => match result {
+                ZkResult::Written { stat } => {
+                    c.ctx.epoch += 1;
+                    c.ctx.epoch_zk_version = stat.version;
+                    io.log(EventKind::Info, format!("Controller {} incremented epoch to {}", io.id, c.ctx.epoch));
+                }
+                _ => {
+                    io.log(
+                        EventKind::Info,
+                        "Controller moved to another broker. Aborting controller startup procedure".into(),
+                    );
+                    c.abandon_event();
+                    c.active_id = -1;
+                    c.resign(io);
+                    c.then(Step::MoveController);
+                }
+            },
+            Step::RegisterIsrListener => {}
+            Step::ReadBrokerIds => {
+                let paths = children(&result).iter().map(|n| format!("/brokers/ids/{n}")).collect();
+                c.then(Step::ReadBrokers(paths));
+            }
+            Step::ReadBrokers(paths) => {
+                let live = readable_brokers(&paths, &result);
+                io.log(
+                    EventKind::Info,
+                    format!(
+                        "Currently active brokers in the cluster: Set({})",
+                        fmt_ids(live.iter().copied()).replace(',', ", ")
+                    ),
+                );
+                c.ctx.live_brokers = live;
+            }
+            Step::ReadTopics => {
+                let paths = children(&result).iter().map(|n| format!("/brokers/topics/{n}")).collect();
+                c.then(Step::ReadAssignments(paths));
+            }
+            Step::ReadAssignments(paths) => {
+                let mut assignment = BTreeMap::new();
+                if let ZkResult::DataMany { items } = &result {
+                    for (path, item) in paths.iter().zip(items) {
+                        let topic = path.rsplit('/').next().unwrap_or("");
+                        if let Some((ZData::Assignment { partitions }, _)) = item {
+                            for (p, r) in partitions {
+                                assignment.insert(TopicPartition::new(topic, *p), r.clone());
+                            }
+                        }
+                    }
+                }
+                c.ctx.assignment = assignment;
+            }
+            Step::ReadStates => c.on_read_states(result, io),
+            Step::MoveController => c.active_id = -1,
+            // Local steps never wait on ZooKeeper.
+            Step::ReplicaStartup | Step::PartitionStartup | Step::FailoverDone => {}
+        }
+    }
+}
+
+impl Controller {
+    /// `onControllerFailover`, after `elect` won.
+    fn failover_steps() -> Vec<AnyStep> {
+        [
+            Step::ReadEpoch,
+            Step::IncrementEpoch,
+            Step::RegisterIsrListener,
+            Step::ReadBrokerIds,
+            Step::ReadTopics,
+            Step::ReadStates,
+        ]
+        .into_iter()
+        .map(AnyStep::from)
+        .chain([AnyStep::UpdateMetadataAll])
+        .chain([Step::ReplicaStartup, Step::PartitionStartup, Step::FailoverDone].into_iter().map(AnyStep::from))
+        .collect()
+    }
+
+    /// `elect` won the `/controller` race: `onControllerFailover`.
+    fn won(&mut self, io: &mut ControllerIo) {
+        self.active_id = io.id;
+        let mut steps = Self::failover_steps();
+        if io.cfg.behaviour().fenced_writes {
+            // The epoch was bumped in the same transaction as the create.
+            steps.retain(|s| !matches!(s, AnyStep::Failover(Step::ReadEpoch | Step::IncrementEpoch)));
+            io.log(
+                EventKind::ControllerElected,
+                format!(
+                    "{} successfully elected as the controller. Epoch incremented to {} and epoch zk version is now {}",
+                    io.id, self.ctx.epoch, self.ctx.epoch_zk_version
+                ),
+            );
+        } else {
+            io.log(
+                EventKind::ControllerElected,
+                format!("{} successfully elected as the controller; starting become-controller state transition (onControllerFailover)", io.id),
+            );
+        }
+        io.out.mark(Mark::ControllerElected { broker: io.id, controller_epoch: self.ctx.epoch });
+        self.push_front(steps);
+    }
+
+    /// 1.0's `ControllerChange(newControllerId).process`: trust the id the listener read when it
+    /// fired; resign if it is no longer us.
+    pub(super) fn controller_change(&mut self, id: BrokerId, io: &mut ControllerIo) {
+        let was = self.is_active(io.id);
+        self.active_id = id;
+        if was && !self.is_active(io.id) {
+            self.resign(io);
+        } else if !was && self.is_active(io.id) {
+            io.log(
+                EventKind::Info,
+                format!(
+                    "Processed a stale ControllerChange({id}) queued earlier: activeControllerId = {id}, so isActive is true again, without a failover (the event carries the id read when it was enqueued)"
+                ),
+            );
+        }
+    }
+
+    /// `ControllerEventThread` caught `ControllerMovedException`: abandon the event and
+    /// `maybeResign()` (re-read `/controller`, resign if it is not us).
+    pub(super) fn controller_moved(&mut self, io: &mut ControllerIo) {
+        let name = self.job.as_ref().map(|j| j.event.name()).unwrap_or_default();
+        io.log(
+            EventKind::ControllerResigned,
+            format!(
+                "Controller moved to another broker when processing {name}: /controller_epoch is no longer at version {}. Trigger controller move listener immediately",
+                self.ctx.epoch_zk_version
+            ),
+        );
+        io.out.mark(Mark::ControllerResigned { broker: io.id, controller_epoch: self.ctx.epoch });
+        self.abandon_event();
+        self.then(Step::ReadControllerId { resign_check: true });
+    }
+
+    /// `initializeControllerContext`: the partition states read into `partitionLeadershipInfo`.
+    fn on_read_states(&mut self, result: ZkResult, io: &mut ControllerIo) {
+        let mut leadership = BTreeMap::new();
+        if let ZkResult::DataMany { items } = &result {
+            for (tp, item) in self.ctx.assignment.keys().zip(items) {
+                if let Some((ZData::PartitionState { state }, stat)) = item {
+                    leadership.insert(tp.clone(), Cached { state: state.clone(), zk_version: stat.version });
+                }
+            }
+        }
+        self.ctx.leadership = leadership;
+        self.ctx.loaded = true;
+        // The state of each `__consumer_offsets` partition a configured group maps to: the one whose
+        // leader decides whether the group has a coordinator.
+        let mut note = String::new();
+        for tp in io.cfg.group_partitions() {
+            if let Some(c) = self.ctx.leadership.get(&tp) {
+                note.push_str(&format!("; {tp}: {} (zkVersion {})", leader_isr_json(&c.state), c.zk_version));
+            }
+        }
+        io.log(
+            EventKind::Info,
+            format!(
+                "Loaded leader and ISR of {} partitions into the controller context{note}",
+                self.ctx.leadership.len()
+            ),
+        );
+    }
+
+    /// `ReplicaStateMachine.startup`: replicas on live brokers Online (and told so), the others
+    /// ReplicaDeletionIneligible.
+    fn replica_state_machine_startup(&mut self, io: &mut ControllerIo) {
+        let live = self.ctx.live_brokers.clone();
+        let assignment = self.ctx.assignment.clone();
+        for (tp, replicas) in &assignment {
+            for r in replicas {
+                let st = if live.contains(r) {
+                    ReplicaState::OnlineReplica
+                } else {
+                    ReplicaState::ReplicaDeletionIneligible
+                };
+                self.replica_states.insert((tp.clone(), *r), st);
+                if st == ReplicaState::OnlineReplica {
+                    self.add_lai(&[*r], tp);
+                }
+            }
+        }
+        self.flush(io);
+    }
+
+    /// `PartitionStateMachine.startup`: `initializePartitionState`, then
+    /// `triggerOnlinePartitionStateChange`.
+    fn partition_state_machine_startup(&mut self, io: &mut ControllerIo) {
+        let live = &self.ctx.live_brokers;
+        let mut offline = Vec::new();
+        let mut states = BTreeMap::new();
+        for tp in self.ctx.assignment.keys() {
+            let st = PartitionState::initial(self.ctx.leadership.get(tp).map(|c| &c.state), live);
+            if st != PartitionState::OnlinePartition {
+                offline.push(tp.clone());
+            }
+            states.insert(tp.clone(), st);
+        }
+        self.partition_states = states;
+        let online = self.ctx.assignment.len() - offline.len();
+        io.log(
+            EventKind::Info,
+            format!(
+                "Started partition state machine: {online} OnlinePartition, {} OfflinePartition{}",
+                offline.len(),
+                if offline.is_empty() { String::new() } else { format!(" ({})", short_list(&offline)) }
+            ),
+        );
+        self.then(election::Step::TriggerOnline);
+    }
+}

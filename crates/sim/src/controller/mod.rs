@@ -1,0 +1,551 @@
+//! The controller every broker runs, as in Kafka 0.11–1.0 (`kafka.controller.KafkaController` with
+//! `ControllerEventManager`): ZooKeeper listeners only enqueue [`ControllerEvent`]s; one event thread
+//! processes them in order; `isActive` is `activeControllerId == brokerId`, a cached value refreshed
+//! only when `ControllerChange`/`Reelect` is processed, so a deposed controller keeps acting until
+//! it dequeues that event.
+//!
+//! Each event runs as a [`Job`]: a list of micro-steps, each either local work or one ZooKeeper
+//! request that blocks the thread until its response — so a long `onControllerFailover` takes
+//! virtual time and interleaves with other brokers. Modelled handlers: `elect`,
+//! `onControllerFailover` (`readControllerEpochFromZookeeper`, `incrementControllerEpoch`,
+//! `initializeControllerContext`, `ReplicaStateMachine.startup`, `PartitionStateMachine.startup`),
+//! `electLeaderForPartition` with `OfflinePartitionLeaderSelector`, `BrokerChange` (re-reading
+//! `/brokers/ids` at processing time, KAFKA-5502), `onBrokerStartup`, `onBrokerFailure` →
+//! `onReplicasBecomeOffline` → `removeReplicaFromIsr`, `IsrChangeNotification`,
+//! `onControllerResignation`, and `ControllerBrokerRequestBatch` for LeaderAndIsr/UpdateMetadata.
+//!
+//! Two later versions change it by mode: `1.1` adds the `Expire` event put by `clearAndPut` when the
+//! session expires (`KafkaController.startup`'s `StateChangeHandler`) and makes `ControllerChange`
+//! re-read `/controller` (`maybeResign`); `fenced` wraps every write in the KAFKA-6082 epoch check.
+//!
+//! The controller is its own type, owned by its broker (`Broker.controller`); what
+//! it needs from the broker comes in a [`ControllerIo`]. Each group of Kafka handlers is one file
+//! holding both halves of its micro-steps — the ZooKeeper request and what the thread does with the
+//! response — so one behaviour reads top to bottom:
+//! - `failover.rs`: `elect`, `onControllerFailover`, `maybeResign` / controller moved;
+//! - `election.rs`: `triggerOnlinePartitionStateChange`, `electLeaderForPartition` and the pure
+//!   `OfflinePartitionLeaderSelector`, plus `checkLeaderAndIsrZkData`;
+//! - `broker_change.rs`: `BrokerChange`, `onBrokerStartup`, `onBrokerFailure`, `removeReplicaFromIsr`;
+//! - `isr_notification.rs`: `IsrChangeNotification`;
+//! - `requests.rs`: `ControllerBrokerRequestBatch`.
+mod broker_change;
+pub mod election;
+mod failover;
+mod isr_notification;
+pub mod partition_state;
+pub mod replica_state;
+mod requests;
+#[cfg(test)]
+mod tests;
+
+use crate::effects::Outbox;
+use crate::event::EventKind;
+use crate::ids::{fmt_ids, BrokerId, TopicPartition};
+use crate::mark::Mark;
+use crate::scenario::Config;
+use crate::zk_client::{Purpose, ZkClient};
+use crate::zookeeper::{LeaderIsr, MultiOp, Stat, ZData, ZkOp, ZkResult};
+use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use partition_state::PartitionState;
+use replica_state::ReplicaState;
+use requests::Batch;
+use serde::{Deserialize, Serialize};
+
+/// Events on the controller queue (`ControllerEvent` subclasses of 1.0).
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub enum ControllerEvent {
+    /// `Startup`: register listeners, `elect()`.
+    Startup,
+    /// `Reelect`: `/controller` was deleted, or a new session began.
+    Reelect,
+    /// `ControllerChange(newControllerId)`: `/controller` data changed.
+    ControllerChange(BrokerId),
+    /// `BrokerChange`: `/brokers/ids` children changed.
+    BrokerChange,
+    /// `IsrChangeNotification`.
+    IsrChangeNotification,
+}
+
+impl ControllerEvent {
+    /// The Kafka name.
+    pub fn name(&self) -> String {
+        match self {
+            ControllerEvent::Startup => "Startup".into(),
+            ControllerEvent::Reelect => "Reelect".into(),
+            ControllerEvent::ControllerChange(id) => format!("ControllerChange({id})"),
+            ControllerEvent::BrokerChange => "BrokerChange".into(),
+            ControllerEvent::IsrChangeNotification => "IsrChangeNotification".into(),
+        }
+    }
+}
+
+/// `LeaderIsrAndControllerEpoch` with the znode version, as cached in `partitionLeadershipInfo`.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Cached {
+    /// The leadership.
+    pub state: LeaderIsr,
+    /// The znode version it was read or written at.
+    pub zk_version: i32,
+}
+
+/// `ControllerContext`: the controller's in-memory snapshot of ZooKeeper.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct ControllerContext {
+    /// `epoch`.
+    pub epoch: i32,
+    /// `epochZkVersion`.
+    pub epoch_zk_version: i32,
+    /// `liveBrokers`.
+    pub live_brokers: BTreeSet<BrokerId>,
+    /// `partitionReplicaAssignment`.
+    pub assignment: BTreeMap<TopicPartition, Vec<BrokerId>>,
+    /// `partitionLeadershipInfo`.
+    pub leadership: BTreeMap<TopicPartition, Cached>,
+    /// `initializeControllerContext` has read the partition states.
+    pub loaded: bool,
+}
+
+/// What the controller needs from the broker that runs it: the broker's id, its ZooKeeper client
+/// (controller requests are submitted with [`Purpose::Controller`]), the configuration, and the
+/// outbox its handler call writes effects to. The broker only runs the controller thread while its
+/// process is alive.
+pub struct ControllerIo<'a> {
+    /// `brokerId`.
+    pub id: BrokerId,
+    /// The broker's ZooKeeper client.
+    pub zk: &'a mut ZkClient,
+    /// The configuration (Kafka behaviour included).
+    pub cfg: &'a Config,
+    /// Where effects go.
+    pub out: &'a mut Outbox,
+}
+
+impl ControllerIo<'_> {
+    /// A log line in `KafkaController`'s voice.
+    fn log(&mut self, kind: EventKind, text: String) {
+        let line = format!("[Controller id={}] {text}", self.id);
+        self.out.log(kind, line);
+    }
+}
+
+/// A micro-step of a controller event: a step of one group of handlers, or a step shared by all.
+#[derive(Clone, PartialEq, Eq, Debug)]
+enum Step {
+    Failover(failover::Step),
+    Election(election::Step),
+    BrokerChange(broker_change::Step),
+    IsrNotification(isr_notification::Step),
+    /// `BrokerChange` and `IsrChangeNotification` start with `if (!isActive) return`.
+    CheckActive,
+    /// `ControllerBrokerRequestBatch.sendRequestsToBrokers`.
+    FlushBatch,
+    /// `sendUpdateMetadataRequest(liveOrShuttingDownBrokerIds)` for every cached partition.
+    UpdateMetadataAll,
+}
+
+impl Step {
+    /// The Kafka method the thread is in while this step waits on ZooKeeper.
+    fn name(&self) -> String {
+        match self {
+            Step::Failover(s) => s.name(),
+            Step::Election(s) => s.name(),
+            Step::BrokerChange(s) => s.name(),
+            Step::IsrNotification(s) => s.name(),
+            Step::CheckActive => "isActive".into(),
+            Step::FlushBatch => "sendRequestsToBrokers".into(),
+            Step::UpdateMetadataAll => "sendUpdateMetadataRequest".into(),
+        }
+    }
+}
+
+impl From<failover::Step> for Step {
+    fn from(s: failover::Step) -> Self {
+        Step::Failover(s)
+    }
+}
+
+impl From<election::Step> for Step {
+    fn from(s: election::Step) -> Self {
+        Step::Election(s)
+    }
+}
+
+impl From<broker_change::Step> for Step {
+    fn from(s: broker_change::Step) -> Self {
+        Step::BrokerChange(s)
+    }
+}
+
+impl From<isr_notification::Step> for Step {
+    fn from(s: isr_notification::Step) -> Self {
+        Step::IsrNotification(s)
+    }
+}
+
+/// What the request half of a step did: finished locally, or sent one ZooKeeper request whose
+/// response the thread now blocks on.
+enum Exec {
+    Done,
+    Wait(ZkOp),
+}
+
+/// The event being processed.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Job {
+    /// The event.
+    pub event: ControllerEvent,
+    steps: VecDeque<Step>,
+    waiting: Option<Step>,
+}
+
+impl Job {
+    /// The partition whose state znode this job is writing right now, if any: until the response
+    /// arrives, ZooKeeper is legitimately ahead of the cache.
+    pub fn writing(&self) -> Option<&TopicPartition> {
+        match self.waiting.as_ref()? {
+            Step::Election(s) => s.writing(),
+            Step::BrokerChange(s) => s.writing(),
+            _ => None,
+        }
+    }
+
+    /// What the thread is blocked on, if anything.
+    pub fn waiting_on(&self) -> Option<String> {
+        self.waiting.as_ref().map(|s| s.name())
+    }
+}
+
+/// The controller component of a broker.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Controller {
+    /// `activeControllerId` (-1 when unknown).
+    pub active_id: BrokerId,
+    /// The event queue.
+    pub queue: VecDeque<ControllerEvent>,
+    /// The event being processed.
+    pub job: Option<Job>,
+    /// The context.
+    pub ctx: ControllerContext,
+    /// Partition state machine.
+    pub partition_states: BTreeMap<TopicPartition, PartitionState>,
+    /// Replica state machine.
+    pub replica_states: BTreeMap<(TopicPartition, BrokerId), ReplicaState>,
+    /// Controller-only ZooKeeper listeners are registered (BrokerChange, IsrChangeNotification).
+    pub listeners: bool,
+    /// Requests held for a broker whose link is cut (re-sent on heal).
+    pub held: BTreeMap<BrokerId, Vec<crate::message::Payload>>,
+    batch: Batch,
+}
+
+impl Default for Controller {
+    fn default() -> Self {
+        Controller {
+            active_id: -1,
+            queue: VecDeque::new(),
+            job: None,
+            ctx: ControllerContext::default(),
+            partition_states: BTreeMap::new(),
+            replica_states: BTreeMap::new(),
+            listeners: false,
+            held: BTreeMap::new(),
+            batch: Batch::default(),
+        }
+    }
+}
+
+impl Controller {
+    /// `isActive` of broker `id`'s controller: `activeControllerId == brokerId`.
+    pub fn is_active(&self, id: BrokerId) -> bool {
+        self.active_id == id
+    }
+
+    /// Hold a dropped controller request for re-sending.
+    pub fn hold(&mut self, to: BrokerId, payload: crate::message::Payload) {
+        self.held.entry(to).or_default().push(payload);
+    }
+
+    /// A ZooKeeper listener fired: enqueue (never process inline).
+    pub fn enqueue(&mut self, ev: ControllerEvent) {
+        self.queue.push_back(ev);
+    }
+
+    /// A log line in `KafkaController`'s voice that names the controller epoch (state changes).
+    fn slog(&self, io: &mut ControllerIo, kind: EventKind, text: String) {
+        let line = format!("[Controller id={} epoch={}] {text}", io.id, self.ctx.epoch);
+        io.out.log(kind, line);
+    }
+
+    /// Runs `steps` next, before the rest of the current event.
+    fn push_front(&mut self, steps: Vec<Step>) {
+        if let Some(job) = self.job.as_mut() {
+            for s in steps.into_iter().rev() {
+                job.steps.push_front(s);
+            }
+        }
+    }
+
+    /// Runs `step` next, before the rest of the current event.
+    fn then(&mut self, step: impl Into<Step>) {
+        self.push_front(alloc::vec![step.into()]);
+    }
+
+    /// Abandons the rest of the current event.
+    fn abandon_event(&mut self) {
+        if let Some(job) = self.job.as_mut() {
+            job.steps.clear();
+        }
+    }
+
+    /// `ControllerEventThread.doWork`: run the event thread until it blocks on ZooKeeper or runs
+    /// out of events.
+    pub fn run(&mut self, io: &mut ControllerIo) {
+        loop {
+            if self.job.is_none() {
+                let Some(ev) = self.queue.pop_front() else { return };
+                let steps = self.steps_of(&ev, io);
+                self.job = Some(Job { event: ev, steps: steps.into(), waiting: None });
+            }
+            let job = self.job.as_mut().expect("set above");
+            if job.waiting.is_some() {
+                return;
+            }
+            let Some(step) = job.steps.pop_front() else {
+                self.job = None;
+                continue;
+            };
+            if let Exec::Wait(op) = self.request(step.clone(), io) {
+                if let Some(job) = self.job.as_mut() {
+                    job.waiting = Some(step);
+                }
+                io.zk.send(op, Purpose::Controller, io.out);
+                return;
+            }
+        }
+    }
+
+    /// `ControllerEvent.process`: the steps an event starts with.
+    fn steps_of(&mut self, ev: &ControllerEvent, io: &mut ControllerIo) -> Vec<Step> {
+        match ev {
+            ControllerEvent::Startup => alloc::vec![failover::Step::Elect.into()],
+            ControllerEvent::Reelect => alloc::vec![
+                failover::Step::ReadControllerId { resign_check: true }.into(),
+                failover::Step::Elect.into()
+            ],
+            // 1.1 (KAFKA-5642): events read ZooKeeper when processed — maybeResign().
+            ControllerEvent::ControllerChange(_) if io.cfg.behaviour().reread_controller_on_change => {
+                alloc::vec![failover::Step::ReadControllerId { resign_check: true }.into()]
+            }
+            ControllerEvent::ControllerChange(id) => {
+                self.controller_change(*id, io);
+                Vec::new()
+            }
+            ControllerEvent::BrokerChange => {
+                alloc::vec![Step::CheckActive, broker_change::Step::ReadBrokerIds.into()]
+            }
+            ControllerEvent::IsrChangeNotification => {
+                alloc::vec![Step::CheckActive, isr_notification::Step::ReadNotifications.into()]
+            }
+        }
+    }
+
+    /// The request half of a step; a write is fenced when the behaviour says so.
+    fn request(&mut self, step: Step, io: &mut ControllerIo) -> Exec {
+        let exec = match step {
+            Step::Failover(s) => s.request(self, io),
+            Step::Election(s) => s.request(self, io),
+            Step::BrokerChange(s) => s.request(self, io),
+            Step::IsrNotification(s) => s.request(self, io),
+            Step::CheckActive => {
+                if !self.is_active(io.id) {
+                    self.abandon_event();
+                }
+                Exec::Done
+            }
+            Step::FlushBatch => {
+                self.flush(io);
+                Exec::Done
+            }
+            Step::UpdateMetadataAll => {
+                self.update_metadata_all(io);
+                Exec::Done
+            }
+        };
+        match exec {
+            Exec::Wait(op) if io.cfg.behaviour().fenced_writes && op.is_write() => Exec::Wait(self.fence(op)),
+            exec => exec,
+        }
+    }
+
+    /// KAFKA-6082 (`KafkaZkClient.wrapRequestWithControllerEpochCheck`): a controller write becomes
+    /// `multi(check(/controller_epoch, epochZkVersion), write)`. A `multi` is left as it is (the
+    /// fenced `/controller` create carries its own epoch update; notification deletes are batched).
+    fn fence(&self, op: ZkOp) -> ZkOp {
+        let write = match op {
+            ZkOp::SetData { path, data, version } => MultiOp::SetData { path, data, version },
+            ZkOp::Create { path, data, ephemeral, .. } => MultiOp::Create { path, data, ephemeral },
+            ZkOp::Delete { path, version } => MultiOp::Delete { path, version },
+            unfenced => return unfenced,
+        };
+        ZkOp::Multi {
+            ops: alloc::vec![
+                MultiOp::Check { path: "/controller_epoch".into(), version: self.ctx.epoch_zk_version },
+                write
+            ],
+        }
+    }
+
+    /// The controller thread's ZooKeeper call `op` returned `result`: the response half of the
+    /// step it was blocked on.
+    pub fn on_result(&mut self, op: ZkOp, result: ZkResult, io: &mut ControllerIo) {
+        let Some(step) = self.job.as_mut().and_then(|j| j.waiting.take()) else { return };
+        let Some(result) = self.unfence(&op, result, io) else { return };
+        match step {
+            Step::Failover(s) => s.on_response(self, result, io),
+            Step::Election(s) => s.on_response(self, result, io),
+            Step::BrokerChange(s) => s.on_response(self, result, io),
+            Step::IsrNotification(s) => s.on_response(self, result, io),
+            // Local steps never wait on ZooKeeper.
+            Step::CheckActive | Step::FlushBatch | Step::UpdateMetadataAll => {}
+        }
+    }
+
+    /// A fenced write: unwrap the multi (`unwrapResponseWithControllerEpochCheck`). A failed epoch
+    /// check is `ControllerMovedException`: the step gets no response (`None`).
+    fn unfence(&mut self, op: &ZkOp, result: ZkResult, io: &mut ControllerIo) -> Option<ZkResult> {
+        let ZkOp::Multi { ops } = op else { return Some(result) };
+        if ops.len() != 2 || !matches!(ops[0], MultiOp::Check { .. }) {
+            return Some(result);
+        }
+        Some(match result {
+            ZkResult::MultiFailed { index: 0, .. } => {
+                self.controller_moved(io);
+                return None;
+            }
+            ZkResult::MultiFailed { code, .. } => ZkResult::Error { code },
+            ZkResult::MultiOk => match &ops[1] {
+                MultiOp::SetData { version, .. } => ZkResult::Written {
+                    stat: Stat { version: version + 1, cversion: 0, czxid: 0, mzxid: 0, ephemeral_owner: None },
+                },
+                MultiOp::Create { path, .. } => ZkResult::Created { path: path.clone() },
+                _ => ZkResult::Deleted,
+            },
+            other => other,
+        })
+    }
+
+    /// Kafka 1.1's `Expire` event, put by `clearAndPut` ahead of everything else when the session
+    /// expired: the event being processed (a job only ever waits on a ZooKeeper call, which has
+    /// just failed with `SESSIONEXPIRED`) is abandoned, the queue is cleared, then
+    /// `activeControllerId = -1` and `onControllerResignation()`.
+    pub fn expire(&mut self, io: &mut ControllerIo) {
+        if let Some(job) = self.job.take() {
+            io.log(
+                EventKind::Info,
+                format!(
+                    "Error processing event {}: KeeperException$SessionExpiredException (its pending ZooKeeper call is not retried)",
+                    job.event.name()
+                ),
+            );
+        }
+        let dropped = self.queue.len();
+        self.queue.clear();
+        let was = self.is_active(io.id);
+        self.active_id = -1;
+        io.log(
+            EventKind::Info,
+            format!("Processing Expire (queue cleared: {dropped} event(s) dropped); activeControllerId = -1"),
+        );
+        if was {
+            self.resign_noting("its session expired; Expire does not read /controller".into(), io);
+        }
+    }
+
+    /// `onControllerResignation`.
+    fn resign(&mut self, io: &mut ControllerIo) {
+        let holder = if self.active_id < 0 {
+            String::from("/controller is now empty")
+        } else {
+            format!("/controller is now broker {}", self.active_id)
+        };
+        self.resign_noting(holder, io);
+    }
+
+    /// `onControllerResignation`, with `why` in the log line's parenthesis after the epoch.
+    fn resign_noting(&mut self, why: String, io: &mut ControllerIo) {
+        let epoch = self.ctx.epoch;
+        self.listeners = false;
+        self.partition_states.clear();
+        self.replica_states.clear();
+        self.ctx = ControllerContext::default();
+        self.held.clear();
+        self.batch = Batch::default();
+        io.log(
+            EventKind::ControllerResigned,
+            format!("Broker {} resigned as the controller (it held epoch {epoch}; {why})", io.id),
+        );
+        io.out.mark(Mark::ControllerResigned { broker: io.id, controller_epoch: epoch });
+    }
+}
+
+/// The `/controller` holder in a read of `/controller` (-1 when it is empty).
+fn controller_id(result: &ZkResult) -> BrokerId {
+    match result {
+        ZkResult::Data { data: ZData::Controller { broker_id, .. }, .. } => *broker_id,
+        _ => -1,
+    }
+}
+
+fn children(result: &ZkResult) -> Vec<String> {
+    match result {
+        ZkResult::Children { names } => names.clone(),
+        _ => Vec::new(),
+    }
+}
+
+/// A partition state znode as read: its leadership and version.
+fn parse_state(result: &ZkResult) -> Option<(LeaderIsr, i32)> {
+    match result {
+        ZkResult::Data { data: ZData::PartitionState { state }, stat } => Some((state.clone(), stat.version)),
+        _ => None,
+    }
+}
+
+/// `getAllBrokersInCluster`: ids whose registration could be read (others silently dropped).
+fn readable_brokers(paths: &[String], result: &ZkResult) -> BTreeSet<BrokerId> {
+    let mut live = BTreeSet::new();
+    if let ZkResult::DataMany { items } = result {
+        for (_, item) in paths.iter().zip(items) {
+            if let Some((ZData::Broker { id }, _)) = item {
+                live.insert(*id);
+            }
+        }
+    }
+    live
+}
+
+/// `LeaderAndIsr.toString` in 1.0.
+pub fn leader_isr_json(s: &LeaderIsr) -> String {
+    format!(
+        "{{\"leader\":{},\"leader_epoch\":{},\"isr\":[{}]}}",
+        s.leader,
+        s.leader_epoch,
+        fmt_ids(s.isr.iter().copied())
+    )
+}
+
+fn short_list(tps: &[TopicPartition]) -> String {
+    let mut s = String::new();
+    for (i, tp) in tps.iter().take(6).enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        s.push_str(&format!("{tp}"));
+    }
+    if tps.len() > 6 {
+        s.push_str(&format!(" and {} more", tps.len() - 6));
+    }
+    s
+}

@@ -1,0 +1,82 @@
+//! `ControllerBrokerRequestBatch` (1.0): LeaderAndIsr and UpdateMetadata requests collected while an
+//! event is processed and sent together by `sendRequestsToBrokers`.
+use super::{Controller, ControllerIo};
+use crate::ids::{BrokerId, NodeId, TopicPartition};
+use crate::message::{PartitionStateInfo, Payload};
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::vec::Vec;
+
+/// `ControllerBrokerRequestBatch`.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub(super) struct Batch {
+    /// `leaderAndIsrRequestMap`: per broker, the partitions it is told about.
+    pub(super) lai: BTreeMap<BrokerId, BTreeMap<TopicPartition, PartitionStateInfo>>,
+    /// `updateMetadataRequestPartitionInfoMap`: partitions every live broker is told about.
+    pub(super) um: BTreeSet<TopicPartition>,
+}
+
+impl Controller {
+    /// State info for a cached partition.
+    fn info(&self, tp: &TopicPartition) -> Option<PartitionStateInfo> {
+        let c = self.ctx.leadership.get(tp)?;
+        Some(PartitionStateInfo {
+            tp: tp.clone(),
+            leader: c.state.leader,
+            leader_epoch: c.state.leader_epoch,
+            isr: c.state.isr.clone(),
+            zk_version: c.zk_version,
+            controller_epoch: c.state.controller_epoch,
+            replicas: self.ctx.assignment.get(tp).cloned().unwrap_or_default(),
+        })
+    }
+
+    /// `addLeaderAndIsrRequestForBrokers`: LeaderAndIsr to `brokers`, UpdateMetadata to all.
+    pub(super) fn add_lai(&mut self, brokers: &[BrokerId], tp: &TopicPartition) {
+        if let Some(info) = self.info(tp) {
+            for b in brokers {
+                self.batch.lai.entry(*b).or_default().insert(tp.clone(), info.clone());
+            }
+            self.batch.um.insert(tp.clone());
+        }
+    }
+
+    /// `sendUpdateMetadataRequest` for every cached partition, sent now.
+    pub(super) fn update_metadata_all(&mut self, io: &mut ControllerIo) {
+        self.batch.um.extend(self.ctx.leadership.keys().cloned());
+        self.flush(io);
+    }
+
+    /// Send the batched requests (`sendRequestsToBrokers`): LeaderAndIsr first, then UpdateMetadata.
+    pub(super) fn flush(&mut self, io: &mut ControllerIo) {
+        let epoch = self.ctx.epoch;
+        let live = &self.ctx.live_brokers;
+        let batch = core::mem::take(&mut self.batch);
+        for (b, parts) in batch.lai {
+            if !live.contains(&b) {
+                continue; // "Not sending request to broker since it is offline"
+            }
+            io.out.send(
+                NodeId::Broker(b),
+                Payload::LeaderAndIsr {
+                    controller_id: io.id,
+                    controller_epoch: epoch,
+                    partitions: parts.into_values().collect(),
+                },
+            );
+        }
+        if !batch.um.is_empty() {
+            let parts: Vec<PartitionStateInfo> = batch.um.iter().filter_map(|tp| self.info(tp)).collect();
+            for b in live {
+                io.out.send(
+                    NodeId::Broker(*b),
+                    Payload::UpdateMetadata {
+                        controller_id: io.id,
+                        controller_epoch: epoch,
+                        live_brokers: live.iter().copied().collect(),
+                        partitions: parts.clone(),
+                    },
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,368 @@
+//! The controller driven message by message, without a world (as quinn-proto's `tests/util.rs`
+//! drives one connection): a [`Harness`] owns one broker's controller, its ZooKeeper client and an
+//! outbox; a test feeds an event, reads the ZooKeeper request the controller thread is blocked on,
+//! answers it, and checks the state and the marks.
+use super::*;
+use crate::effects::{Effect, Outbox};
+use crate::mark::Mark;
+use crate::message::Payload;
+use crate::mode::{Behaviour, Mode};
+use crate::scenario::{builtin, OFFSETS_TOPIC};
+use crate::zk_client::ConnState;
+use crate::zookeeper::ZkError;
+use alloc::vec;
+
+/// Broker 3's controller, active with epoch 7 (`/controller_epoch` at version 6), its cache holding
+/// one partition, `__consumer_offsets-3`, assigned to `replicas` and led as `cached` says.
+struct Harness {
+    id: BrokerId,
+    c: Controller,
+    zk: ZkClient,
+    cfg: Config,
+    out: Outbox,
+}
+
+fn tp() -> TopicPartition {
+    TopicPartition::new(OFFSETS_TOPIC, 3)
+}
+
+fn stat(version: i32) -> Stat {
+    Stat { version, cversion: 0, czxid: 0, mzxid: 0, ephemeral_owner: None }
+}
+
+fn li(leader: BrokerId, leader_epoch: i32, isr: &[BrokerId], controller_epoch: i32) -> LeaderIsr {
+    LeaderIsr { leader, leader_epoch, isr: isr.to_vec(), controller_epoch }
+}
+
+fn state_znode(s: LeaderIsr, version: i32) -> ZkResult {
+    ZkResult::Data { data: ZData::PartitionState { state: s }, stat: stat(version) }
+}
+
+/// The first Kafka behaviour with the given property (tests name properties, not versions).
+fn mode_where(f: impl Fn(Behaviour) -> bool) -> Mode {
+    Mode::ALL.into_iter().find(|m| f(m.behaviour())).expect("some mode has it")
+}
+
+impl Harness {
+    fn new(mode: Mode, replicas: &[BrokerId], cached: LeaderIsr) -> Self {
+        let mut cfg = builtin("seed-incident").expect("built-in").config().expect("valid");
+        cfg.mode = mode;
+        let mut zk = ZkClient::default();
+        zk.session = Some(0x100);
+        zk.state = ConnState::Connected;
+        let mut c = Controller { active_id: 3, listeners: true, ..Controller::default() };
+        c.ctx = ControllerContext {
+            epoch: 7,
+            epoch_zk_version: 6,
+            live_brokers: [1, 2, 3].into_iter().collect(),
+            assignment: [(tp(), replicas.to_vec())].into_iter().collect(),
+            leadership: [(tp(), Cached { state: cached, zk_version: 27 })].into_iter().collect(),
+            loaded: true,
+        };
+        c.partition_states.insert(tp(), PartitionState::OnlinePartition);
+        Harness { id: 3, c, zk, cfg, out: Outbox::default() }
+    }
+
+    /// A broker that has not been the controller, its cache empty.
+    fn fresh(mode: Mode) -> Self {
+        let mut h = Harness::new(mode, &[3, 1, 2], li(3, 13, &[3, 1, 2], 7));
+        h.c = Controller::default();
+        h
+    }
+
+    fn run(&mut self) {
+        self.c.run(&mut ControllerIo { id: self.id, zk: &mut self.zk, cfg: &self.cfg, out: &mut self.out });
+    }
+
+    fn event(&mut self, ev: ControllerEvent) {
+        self.c.enqueue(ev);
+        self.run();
+    }
+
+    /// The one ZooKeeper request the controller thread waits on (checked to have been sent).
+    fn pending(&self) -> ZkOp {
+        let ops: Vec<&ZkOp> = self.zk.outstanding.values().map(|o| &o.op).collect();
+        assert_eq!(ops.len(), 1, "one request outstanding: {ops:?}");
+        let sent = self.out.effects.iter().any(|e| {
+            matches!(e, Effect::Send { payload: Payload::ZkRequest { op, controller: true, .. }, .. } if op == ops[0])
+        });
+        assert!(sent, "{:?} was sent to ZooKeeper", ops[0]);
+        ops[0].clone()
+    }
+
+    fn nothing_pending(&self) -> bool {
+        self.zk.outstanding.is_empty()
+    }
+
+    /// ZooKeeper answers the outstanding request.
+    fn respond(&mut self, result: ZkResult) {
+        let xid = *self.zk.outstanding.keys().next().expect("a request to answer");
+        let done = self.zk.complete(xid).expect("outstanding");
+        let mut io = ControllerIo { id: self.id, zk: &mut self.zk, cfg: &self.cfg, out: &mut self.out };
+        self.c.on_result(done.op, result, &mut io);
+        self.run();
+    }
+
+    fn marks(&self) -> Vec<Mark> {
+        self.out.effects.iter().filter_map(|e| if let Effect::Mark(m) = e { Some(m.clone()) } else { None }).collect()
+    }
+
+    fn logged(&self, needle: &str) -> bool {
+        self.out.effects.iter().any(|e| matches!(e, Effect::Log { line, .. } if line.contains(needle)))
+    }
+
+    fn leader_and_isr_to(&self, broker: BrokerId) -> Vec<(BrokerId, i32)> {
+        self.out
+            .effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Send { to: NodeId::Broker(b), payload: Payload::LeaderAndIsr { partitions, .. } }
+                    if *b == broker =>
+                {
+                    Some(partitions.iter().map(|p| (p.leader, p.leader_epoch)))
+                }
+                _ => None,
+            })
+            .flatten()
+            .collect()
+    }
+
+    /// `BrokerChange` after broker 1's registration vanished: the thread reads `/brokers/ids` and
+    /// the registrations of 2 and 3.
+    fn broker_1_dies(&mut self) {
+        self.event(ControllerEvent::BrokerChange);
+        assert_eq!(self.pending(), ZkOp::GetChildren { path: "/brokers/ids".into(), watch: true });
+        self.respond(ZkResult::Children { names: vec!["2".into(), "3".into()] });
+        assert_eq!(self.pending(), ZkOp::GetDataMany { paths: vec!["/brokers/ids/2".into(), "/brokers/ids/3".into()] });
+        self.respond(ZkResult::DataMany {
+            items: vec![Some((ZData::Broker { id: 2 }, stat(0))), Some((ZData::Broker { id: 3 }, stat(0)))],
+        });
+        assert_eq!(self.c.ctx.live_brokers, [2, 3].into_iter().collect());
+    }
+}
+
+use crate::ids::NodeId;
+
+#[test]
+fn cache_says_leader_3_so_no_election_but_removing_1_from_the_isr_writes_no_leader() {
+    let legacy = mode_where(|b| !b.fenced_writes && !b.reread_controller_on_change && !b.is_kraft());
+    let mut h = Harness::new(legacy, &[3, 1, 2], li(3, 13, &[3, 1, 2], 7));
+    h.broker_1_dies();
+    assert!(h.logged("Partitions whose cached leader is offline: 0 — no leader election needed"));
+    // No election: the next request is removeReplicaFromIsr's read of the state znode.
+    assert_eq!(h.pending(), ZkOp::GetData { path: tp().state_path(), watch: false });
+    assert_eq!(
+        h.c.job.as_ref().and_then(|j| j.waiting_on()).as_deref(),
+        Some("removeReplicaFromIsr(__consumer_offsets-3, 1)")
+    );
+    // ZooKeeper says broker 1 leads (a deposed controller's decision the cache never saw).
+    h.respond(state_znode(li(1, 14, &[1, 2], 7), 28));
+    let written = li(-1, 15, &[2], 7);
+    assert_eq!(
+        h.pending(),
+        ZkOp::SetData { path: tp().state_path(), data: ZData::PartitionState { state: written.clone() }, version: 28 }
+    );
+    assert_eq!(h.c.job.as_ref().and_then(|j| j.writing()), Some(&tp()));
+    h.respond(ZkResult::Written { stat: stat(29) });
+    assert_eq!(
+        h.marks(),
+        vec![Mark::IsrReplicaRemoved {
+            controller: 3,
+            partition: tp(),
+            replica: 1,
+            leader: -1,
+            leader_epoch: 15,
+            isr: vec![2],
+            controller_epoch: 7,
+            cached_leader: Some(3),
+        }]
+    );
+    assert!(h.logged("ZooKeeper said the leader was 1 while the controller's cache said 3, so no election was run"));
+    assert_eq!(h.c.ctx.leadership[&tp()], Cached { state: written, zk_version: 29 });
+    assert_eq!(h.c.partition_states[&tp()], PartitionState::OnlinePartition, "still never elected");
+    assert_eq!(h.c.replica_states[&(tp(), 1)], ReplicaState::OfflineReplica);
+    assert_eq!(h.leader_and_isr_to(2), vec![(-1, 15)]);
+    assert!(h.leader_and_isr_to(1).is_empty(), "broker 1 is offline");
+    assert!(h.nothing_pending() && h.c.job.is_none(), "BrokerChange is done");
+}
+
+#[test]
+fn an_offline_partition_gets_the_first_live_isr_replica_and_a_leader_elected_mark() {
+    let legacy = mode_where(|b| !b.fenced_writes && !b.reread_controller_on_change && !b.is_kraft());
+    let mut h = Harness::new(legacy, &[1, 2, 3], li(1, 14, &[1, 2, 3], 7));
+    h.broker_1_dies();
+    assert!(h.logged("Partitions whose cached leader is offline: 1 — __consumer_offsets-3"));
+    assert_eq!(h.c.partition_states[&tp()], PartitionState::OfflinePartition);
+    assert_eq!(h.pending(), ZkOp::GetData { path: tp().state_path(), watch: false });
+    assert_eq!(
+        h.c.job.as_ref().and_then(|j| j.waiting_on()).as_deref(),
+        Some("electLeaderForPartition(__consumer_offsets-3)")
+    );
+    h.respond(state_znode(li(1, 14, &[1, 2, 3], 7), 28));
+    let elected = li(2, 15, &[2, 3], 7);
+    assert_eq!(
+        h.pending(),
+        ZkOp::SetData { path: tp().state_path(), data: ZData::PartitionState { state: elected.clone() }, version: 28 }
+    );
+    h.respond(ZkResult::Written { stat: stat(29) });
+    assert_eq!(
+        h.marks(),
+        vec![Mark::LeaderElected {
+            controller: 3,
+            partition: tp(),
+            leader: 2,
+            leader_epoch: 15,
+            isr: vec![2, 3],
+            controller_epoch: 7,
+            zk_version: 29,
+        }]
+    );
+    assert_eq!(h.c.partition_states[&tp()], PartitionState::OnlinePartition);
+    // Then removeReplicaFromIsr(1) re-reads: 1 is no longer in the ISR, nothing is written.
+    assert_eq!(h.pending(), ZkOp::GetData { path: tp().state_path(), watch: false });
+    h.respond(state_znode(elected.clone(), 29));
+    assert!(h.logged("Cannot remove replica 1 from ISR of partition __consumer_offsets-3 since it is not in the ISR"));
+    assert_eq!(h.leader_and_isr_to(2), vec![(2, 15)]);
+    assert!(h.nothing_pending() && h.c.job.is_none());
+}
+
+#[test]
+fn no_live_isr_replica_is_a_failed_election_mark_and_no_write() {
+    let legacy = mode_where(|b| !b.fenced_writes && !b.reread_controller_on_change && !b.is_kraft());
+    let mut h = Harness::new(legacy, &[1, 2, 3], li(1, 14, &[1], 7));
+    h.broker_1_dies();
+    h.respond(state_znode(li(1, 14, &[1], 7), 28));
+    assert_eq!(h.marks(), vec![Mark::LeaderElectionFailed { controller: 3, partition: tp() }]);
+    assert!(h.logged("NoReplicaOnlineException"));
+    assert_eq!(h.c.partition_states[&tp()], PartitionState::OfflinePartition);
+    // removeReplicaFromIsr(1): the last ISR member stays (unclean election is off).
+    assert_eq!(h.pending(), ZkOp::GetData { path: tp().state_path(), watch: false });
+}
+
+#[test]
+fn fenced_writes_check_the_epoch_version_read_at_election_and_a_failed_check_resigns() {
+    let fenced = mode_where(|b| b.fenced_writes);
+    let mut h = Harness::fresh(fenced);
+    h.id = 2;
+    h.event(ControllerEvent::Startup);
+    assert_eq!(h.pending(), ZkOp::GetData { path: "/controller".into(), watch: true });
+    h.respond(ZkResult::Error { code: ZkError::NoNode });
+    assert_eq!(h.pending(), ZkOp::GetData { path: "/controller_epoch".into(), watch: false });
+    h.respond(ZkResult::Data { data: ZData::ControllerEpoch { epoch: 7 }, stat: stat(6) });
+    // registerControllerAndIncrementControllerEpoch: one multi.
+    assert_eq!(
+        h.pending(),
+        ZkOp::Multi {
+            ops: vec![
+                MultiOp::Create {
+                    path: "/controller".into(),
+                    data: ZData::Controller { broker_id: 2, timestamp: 0 },
+                    ephemeral: true
+                },
+                MultiOp::SetData {
+                    path: "/controller_epoch".into(),
+                    data: ZData::ControllerEpoch { epoch: 8 },
+                    version: 6
+                },
+            ]
+        }
+    );
+    h.respond(ZkResult::MultiOk);
+    assert_eq!(h.marks(), vec![Mark::ControllerElected { broker: 2, controller_epoch: 8 }]);
+    assert!(h.c.is_active(2));
+    assert_eq!((h.c.ctx.epoch, h.c.ctx.epoch_zk_version), (8, 7));
+    // initializeControllerContext, with no epoch read or bump of its own.
+    assert_eq!(h.pending(), ZkOp::GetChildren { path: "/isr_change_notification".into(), watch: true });
+    h.respond(ZkResult::Children { names: Vec::new() });
+    assert_eq!(h.pending(), ZkOp::GetChildren { path: "/brokers/ids".into(), watch: true });
+    h.respond(ZkResult::Children { names: vec!["2".into(), "3".into()] });
+    h.respond(ZkResult::DataMany {
+        items: vec![Some((ZData::Broker { id: 2 }, stat(0))), Some((ZData::Broker { id: 3 }, stat(0)))],
+    });
+    assert_eq!(h.pending(), ZkOp::GetChildren { path: "/brokers/topics".into(), watch: true });
+    h.respond(ZkResult::Children { names: vec![OFFSETS_TOPIC.into()] });
+    let assignment = ZData::Assignment { partitions: [(3, vec![1, 2, 3])].into_iter().collect() };
+    h.respond(ZkResult::DataMany { items: vec![Some((assignment, stat(0)))] });
+    assert_eq!(h.pending(), ZkOp::GetDataMany { paths: vec![tp().state_path()] });
+    h.respond(ZkResult::DataMany {
+        items: vec![Some((ZData::PartitionState { state: li(1, 14, &[1, 2], 7) }, stat(28)))],
+    });
+    // The group's partition is named in the note (payments-group maps to __consumer_offsets-3).
+    assert!(h.logged(
+        "Loaded leader and ISR of 1 partitions into the controller context; __consumer_offsets-3: {\"leader\":1,\"leader_epoch\":14,\"isr\":[1,2]} (zkVersion 28)"
+    ));
+    assert!(h.logged("Started partition state machine: 0 OnlinePartition, 1 OfflinePartition (__consumer_offsets-3)"));
+    // electLeaderForPartition: read, then a write fenced at the version read at election.
+    assert_eq!(h.pending(), ZkOp::GetData { path: tp().state_path(), watch: false });
+    h.respond(state_znode(li(1, 14, &[1, 2], 7), 28));
+    let ZkOp::Multi { ops } = h.pending() else { panic!("a fenced write is a multi") };
+    assert_eq!(ops[0], MultiOp::Check { path: "/controller_epoch".into(), version: 7 });
+    assert_eq!(
+        ops[1],
+        MultiOp::SetData {
+            path: tp().state_path(),
+            data: ZData::PartitionState { state: li(2, 15, &[2], 8) },
+            version: 28
+        }
+    );
+    // Another broker bumped /controller_epoch meanwhile: ControllerMovedException.
+    h.respond(ZkResult::MultiFailed { index: 0, code: ZkError::BadVersion });
+    assert_eq!(
+        h.marks()[1..],
+        [Mark::ControllerResigned { broker: 2, controller_epoch: 8 }],
+        "the controller-moved line"
+    );
+    assert!(!h.marks().iter().any(|m| matches!(m, Mark::LeaderElected { .. })));
+    // maybeResign: re-read /controller; broker 3 holds it, so resign.
+    assert_eq!(h.pending(), ZkOp::GetData { path: "/controller".into(), watch: true });
+    h.respond(ZkResult::Data { data: ZData::Controller { broker_id: 3, timestamp: 0 }, stat: stat(0) });
+    assert_eq!(h.marks()[2..], [Mark::ControllerResigned { broker: 2, controller_epoch: 8 }]);
+    assert!(h.logged("Broker 2 resigned as the controller (it held epoch 8; /controller is now broker 3)"));
+    assert_eq!((h.c.active_id, h.c.ctx.epoch, h.c.listeners), (3, 0, false));
+    assert!(h.nothing_pending() && h.c.job.is_none(), "the rest of the failover was abandoned");
+}
+
+#[test]
+fn every_write_is_fenced_with_fenced_writes_and_none_without() {
+    for mode in Mode::ALL.into_iter().filter(|m| !m.behaviour().is_kraft()) {
+        let mut h = Harness::new(mode, &[3, 1, 2], li(3, 13, &[3, 1, 2], 7));
+        h.broker_1_dies();
+        h.respond(state_znode(li(3, 13, &[3, 1, 2], 7), 27));
+        let op = h.pending();
+        let write = ZkOp::SetData {
+            path: tp().state_path(),
+            data: ZData::PartitionState { state: li(3, 14, &[3, 2], 7) },
+            version: 27,
+        };
+        if mode.behaviour().fenced_writes {
+            let ZkOp::Multi { ops } = op else { panic!("{mode:?}: a fenced write is a multi") };
+            assert_eq!(ops[0], MultiOp::Check { path: "/controller_epoch".into(), version: 6 });
+            h.respond(ZkResult::MultiOk);
+        } else {
+            assert_eq!(op, write, "{mode:?}");
+            h.respond(ZkResult::Written { stat: stat(28) });
+        }
+        assert_eq!(h.c.ctx.leadership[&tp()].zk_version, 28, "{mode:?}: the unwrapped result carries the version");
+        assert!(matches!(h.marks()[..], [Mark::IsrReplicaRemoved { leader: 3, cached_leader: Some(3), .. }]));
+    }
+}
+
+#[test]
+fn controller_change_rereads_controller_only_when_the_behaviour_says_so() {
+    let rereads = mode_where(|b| b.reread_controller_on_change);
+    let mut h = Harness::new(rereads, &[3, 1, 2], li(3, 13, &[3, 1, 2], 7));
+    // Enqueued when /controller still named broker 3; processed after it moved to 2.
+    h.event(ControllerEvent::ControllerChange(3));
+    assert_eq!(h.pending(), ZkOp::GetData { path: "/controller".into(), watch: true });
+    assert_eq!(h.c.job.as_ref().and_then(|j| j.waiting_on()).as_deref(), Some("getControllerID"));
+    assert!(h.c.is_active(3), "still active until the read returns");
+    h.respond(ZkResult::Data { data: ZData::Controller { broker_id: 2, timestamp: 0 }, stat: stat(0) });
+    assert_eq!(h.marks(), vec![Mark::ControllerResigned { broker: 3, controller_epoch: 7 }]);
+    assert_eq!(h.c.active_id, 2);
+
+    let trusts = mode_where(|b| !b.reread_controller_on_change && !b.is_kraft());
+    let mut h = Harness::new(trusts, &[3, 1, 2], li(3, 13, &[3, 1, 2], 7));
+    h.event(ControllerEvent::ControllerChange(3));
+    assert!(h.nothing_pending(), "1.0 trusts the id the event carries");
+    assert!(h.c.is_active(3) && h.marks().is_empty(), "so a stale ControllerChange(3) keeps it active");
+}
