@@ -455,6 +455,12 @@ impl Broker {
                         if was_leader { " (still acting as its leader)" } else { "" }
                     ),
                 );
+                out.mark(crate::mark::Mark::FollowerTransitionSkipped {
+                    broker: self.id,
+                    partition: p.tp.clone(),
+                    leader: p.leader,
+                    still_leader: was_leader,
+                });
                 self.partitions.entry(p.tp.clone()).or_insert(LocalPartition {
                     leader: NO_LEADER,
                     leader_epoch: -1,

@@ -219,6 +219,11 @@ impl Consumer {
                                     self.coordinator.unwrap_or(-1)
                                 ),
                             );
+                            out.mark(crate::mark::Mark::ConsumerJoined {
+                                consumer: self.id,
+                                group: self.group.clone(),
+                                coordinator: self.coordinator.unwrap_or(-1),
+                            });
                         }
                     }
                     Some(e @ ClientError::NotCoordinator) | Some(e @ ClientError::CoordinatorNotAvailable) => self

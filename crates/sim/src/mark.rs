@@ -18,10 +18,71 @@ pub enum Mark {
     ControllerElected {
         /// The new controller.
         broker: BrokerId,
-        /// The epoch in its controller context when it won: with fenced writes, the epoch it
-        /// bumped `/controller_epoch` to in the same `multi`; otherwise the context's epoch before
-        /// `readControllerEpochFromZookeeper` (0 for a broker that has not been the controller).
+        /// The epoch it holds, when known at election: with fenced writes `/controller_epoch` is
+        /// bumped in the same `multi` as the create. Otherwise the failover reads and bumps it
+        /// next ([`Mark::ControllerEpochIncremented`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        controller_epoch: Option<i32>,
+    },
+    /// `incrementControllerEpoch` wrote `/controller_epoch` (1.0's failover, after the election).
+    ControllerEpochIncremented {
+        /// The controller.
+        broker: BrokerId,
+        /// The new epoch.
         controller_epoch: i32,
+        /// `/controller_epoch`'s znode version after the write (`epochZkVersion`).
+        epoch_zk_version: i32,
+    },
+    /// `initializeControllerContext` read the live brokers (`/brokers/ids`).
+    LiveBrokersRead {
+        /// The controller.
+        controller: BrokerId,
+        /// The brokers it found.
+        live: Vec<BrokerId>,
+    },
+    /// `initializeControllerContext` loaded every partition's leader and ISR into its cache.
+    ContextLoaded {
+        /// The controller.
+        controller: BrokerId,
+        /// How many partitions' states it loaded.
+        partitions: u32,
+    },
+    /// `PartitionStateMachine.startup`: how many partitions start Online and Offline.
+    PartitionStatesStarted {
+        /// The controller.
+        controller: BrokerId,
+        /// OnlinePartition.
+        online: u32,
+        /// OfflinePartition (or NewPartition).
+        offline: u32,
+    },
+    /// `BrokerChange` compared `/brokers/ids` with the cached live brokers.
+    BrokerChange {
+        /// The controller.
+        controller: BrokerId,
+        /// Newly added brokers.
+        added: Vec<BrokerId>,
+        /// Deleted brokers.
+        deleted: Vec<BrokerId>,
+        /// All live brokers now.
+        live: Vec<BrokerId>,
+    },
+    /// `onBrokerStartup` ran for new brokers.
+    BrokerStartup {
+        /// The controller.
+        controller: BrokerId,
+        /// The brokers that started.
+        brokers: Vec<BrokerId>,
+    },
+    /// `ControllerMovedException` (fenced writes): the `/controller_epoch` check failed; the
+    /// controller abandons the event and re-reads `/controller` (`maybeResign`).
+    ControllerMoved {
+        /// The controller whose write was refused.
+        broker: BrokerId,
+        /// The epoch it held.
+        controller_epoch: i32,
+        /// The `/controller_epoch` version it expected.
+        epoch_zk_version: i32,
     },
     /// A broker resigned as controller (`onControllerResignation`).
     ControllerResigned {
@@ -116,6 +177,27 @@ pub enum Mark {
         /// The `__consumer_offsets` partition the group maps to.
         partition: u32,
     },
+    /// A broker ignored a LeaderAndIsr naming a leader it cannot follow (`makeFollowers`: the new
+    /// leader is not alive in its metadata, e.g. -1); its local state is unchanged.
+    FollowerTransitionSkipped {
+        /// The broker.
+        broker: BrokerId,
+        /// The partition.
+        partition: TopicPartition,
+        /// The leader the request named.
+        leader: BrokerId,
+        /// The broker still acts as the partition's leader.
+        still_leader: bool,
+    },
+    /// A consumer joined its group at a coordinator.
+    ConsumerJoined {
+        /// The consumer.
+        consumer: u32,
+        /// Its group.
+        group: String,
+        /// The coordinator broker.
+        coordinator: BrokerId,
+    },
     /// A fault was applied (scripted, from the explorer, or made by a user).
     Fault {
         /// The fault.
@@ -130,7 +212,8 @@ impl Mark {
             Mark::LeaderElected { partition, .. }
             | Mark::LeaderElectionFailed { partition, .. }
             | Mark::IsrReplicaRemoved { partition, .. }
-            | Mark::DeposedWriteAccepted { partition, .. } => Some(partition),
+            | Mark::DeposedWriteAccepted { partition, .. }
+            | Mark::FollowerTransitionSkipped { partition, .. } => Some(partition),
             _ => None,
         }
     }

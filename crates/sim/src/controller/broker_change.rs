@@ -111,6 +111,12 @@ impl Controller {
                 fmt_ids(cur.iter().copied())
             ),
         );
+        io.out.mark(Mark::BrokerChange {
+            controller: io.id,
+            added: new.clone(),
+            deleted: dead.clone(),
+            live: cur.iter().copied().collect(),
+        });
         self.ctx.live_brokers = cur;
         let mut steps = Vec::new();
         if !new.is_empty() {
@@ -126,6 +132,7 @@ impl Controller {
     /// LeaderAndIsr), then `triggerOnlinePartitionStateChange`.
     fn on_broker_startup(&mut self, new: &[BrokerId], io: &mut ControllerIo) {
         io.log(EventKind::Info, format!("New broker startup callback for {}", fmt_ids(new.iter().copied())));
+        io.out.mark(Mark::BrokerStartup { controller: io.id, brokers: new.to_vec() });
         self.update_metadata_all(io);
         let assignment = self.ctx.assignment.clone();
         for (tp, replicas) in &assignment {

@@ -197,6 +197,11 @@ impl Step {
                     c.ctx.epoch += 1;
                     c.ctx.epoch_zk_version = stat.version;
                     io.log(EventKind::Info, format!("Controller {} incremented epoch to {}", io.id, c.ctx.epoch));
+                    io.out.mark(Mark::ControllerEpochIncremented {
+                        broker: io.id,
+                        controller_epoch: c.ctx.epoch,
+                        epoch_zk_version: c.ctx.epoch_zk_version,
+                    });
                 }
                 _ => {
                     io.log(
@@ -223,6 +228,7 @@ impl Step {
                         fmt_ids(live.iter().copied()).replace(',', ", ")
                     ),
                 );
+                io.out.mark(Mark::LiveBrokersRead { controller: io.id, live: live.iter().copied().collect() });
                 c.ctx.live_brokers = live;
             }
             Step::ReadTopics => {
@@ -289,7 +295,8 @@ impl Controller {
                 format!("{} successfully elected as the controller; starting become-controller state transition (onControllerFailover)", io.id),
             );
         }
-        io.out.mark(Mark::ControllerElected { broker: io.id, controller_epoch: self.ctx.epoch });
+        let known = io.cfg.behaviour().fenced_writes;
+        io.out.mark(Mark::ControllerElected { broker: io.id, controller_epoch: known.then_some(self.ctx.epoch) });
         self.push_front(steps);
     }
 
@@ -321,7 +328,11 @@ impl Controller {
                 self.ctx.epoch_zk_version
             ),
         );
-        io.out.mark(Mark::ControllerResigned { broker: io.id, controller_epoch: self.ctx.epoch });
+        io.out.mark(Mark::ControllerMoved {
+            broker: io.id,
+            controller_epoch: self.ctx.epoch,
+            epoch_zk_version: self.ctx.epoch_zk_version,
+        });
         self.abandon_event();
         self.then(Step::ReadControllerId { resign_check: true });
     }
@@ -353,6 +364,7 @@ impl Controller {
                 self.ctx.leadership.len()
             ),
         );
+        io.out.mark(Mark::ContextLoaded { controller: io.id, partitions: self.ctx.leadership.len() as u32 });
     }
 
     /// `ReplicaStateMachine.startup`: replicas on live brokers Online (and told so), the others
@@ -399,6 +411,11 @@ impl Controller {
                 if offline.is_empty() { String::new() } else { format!(" ({})", short_list(&offline)) }
             ),
         );
+        io.out.mark(Mark::PartitionStatesStarted {
+            controller: io.id,
+            online: online as u32,
+            offline: offline.len() as u32,
+        });
         self.then(election::Step::TriggerOnline);
     }
 }

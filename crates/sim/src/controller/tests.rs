@@ -107,6 +107,25 @@ impl Harness {
         self.out.effects.iter().filter_map(|e| if let Effect::Mark(m) = e { Some(m.clone()) } else { None }).collect()
     }
 
+    /// The marks of decisions (elections, resignations, ISR and leader writes), without the marks
+    /// that only report what the controller read (BrokerChange, context loads, state-machine
+    /// start-up), which [`Harness::marks`] also returns.
+    fn decisions(&self) -> Vec<Mark> {
+        self.marks()
+            .into_iter()
+            .filter(|m| {
+                !matches!(
+                    m,
+                    Mark::BrokerChange { .. }
+                        | Mark::LiveBrokersRead { .. }
+                        | Mark::ContextLoaded { .. }
+                        | Mark::PartitionStatesStarted { .. }
+                        | Mark::BrokerStartup { .. }
+                )
+            })
+            .collect()
+    }
+
     fn logged(&self, needle: &str) -> bool {
         self.out.effects.iter().any(|e| matches!(e, Effect::Log { line, .. } if line.contains(needle)))
     }
@@ -138,6 +157,12 @@ impl Harness {
             items: vec![Some((ZData::Broker { id: 2 }, stat(0))), Some((ZData::Broker { id: 3 }, stat(0)))],
         });
         assert_eq!(self.c.ctx.live_brokers, [2, 3].into_iter().collect());
+        assert!(self.marks().contains(&Mark::BrokerChange {
+            controller: 3,
+            added: vec![],
+            deleted: vec![1],
+            live: vec![2, 3]
+        }));
     }
 }
 
@@ -165,7 +190,7 @@ fn cache_says_leader_3_so_no_election_but_removing_1_from_the_isr_writes_no_lead
     assert_eq!(h.c.job.as_ref().and_then(|j| j.writing()), Some(&tp()));
     h.respond(ZkResult::Written { stat: stat(29) });
     assert_eq!(
-        h.marks(),
+        h.decisions(),
         vec![Mark::IsrReplicaRemoved {
             controller: 3,
             partition: tp(),
@@ -206,7 +231,7 @@ fn an_offline_partition_gets_the_first_live_isr_replica_and_a_leader_elected_mar
     );
     h.respond(ZkResult::Written { stat: stat(29) });
     assert_eq!(
-        h.marks(),
+        h.decisions(),
         vec![Mark::LeaderElected {
             controller: 3,
             partition: tp(),
@@ -232,7 +257,7 @@ fn no_live_isr_replica_is_a_failed_election_mark_and_no_write() {
     let mut h = Harness::new(legacy, &[1, 2, 3], li(1, 14, &[1], 7));
     h.broker_1_dies();
     h.respond(state_znode(li(1, 14, &[1], 7), 28));
-    assert_eq!(h.marks(), vec![Mark::LeaderElectionFailed { controller: 3, partition: tp() }]);
+    assert_eq!(h.decisions(), vec![Mark::LeaderElectionFailed { controller: 3, partition: tp() }]);
     assert!(h.logged("NoReplicaOnlineException"));
     assert_eq!(h.c.partition_states[&tp()], PartitionState::OfflinePartition);
     // removeReplicaFromIsr(1): the last ISR member stays (unclean election is off).
@@ -268,7 +293,7 @@ fn fenced_writes_check_the_epoch_version_read_at_election_and_a_failed_check_res
         }
     );
     h.respond(ZkResult::MultiOk);
-    assert_eq!(h.marks(), vec![Mark::ControllerElected { broker: 2, controller_epoch: 8 }]);
+    assert_eq!(h.decisions(), vec![Mark::ControllerElected { broker: 2, controller_epoch: Some(8) }]);
     assert!(h.c.is_active(2));
     assert_eq!((h.c.ctx.epoch, h.c.ctx.epoch_zk_version), (8, 7));
     // initializeControllerContext, with no epoch read or bump of its own.
@@ -308,15 +333,15 @@ fn fenced_writes_check_the_epoch_version_read_at_election_and_a_failed_check_res
     // Another broker bumped /controller_epoch meanwhile: ControllerMovedException.
     h.respond(ZkResult::MultiFailed { index: 0, code: ZkError::BadVersion });
     assert_eq!(
-        h.marks()[1..],
-        [Mark::ControllerResigned { broker: 2, controller_epoch: 8 }],
+        h.decisions()[1..],
+        [Mark::ControllerMoved { broker: 2, controller_epoch: 8, epoch_zk_version: 7 }],
         "the controller-moved line"
     );
-    assert!(!h.marks().iter().any(|m| matches!(m, Mark::LeaderElected { .. })));
+    assert!(!h.decisions().iter().any(|m| matches!(m, Mark::LeaderElected { .. })));
     // maybeResign: re-read /controller; broker 3 holds it, so resign.
     assert_eq!(h.pending(), ZkOp::GetData { path: "/controller".into(), watch: true });
     h.respond(ZkResult::Data { data: ZData::Controller { broker_id: 3, timestamp: 0 }, stat: stat(0) });
-    assert_eq!(h.marks()[2..], [Mark::ControllerResigned { broker: 2, controller_epoch: 8 }]);
+    assert_eq!(h.decisions()[2..], [Mark::ControllerResigned { broker: 2, controller_epoch: 8 }]);
     assert!(h.logged("Broker 2 resigned as the controller (it held epoch 8; /controller is now broker 3)"));
     assert_eq!((h.c.active_id, h.c.ctx.epoch, h.c.listeners), (3, 0, false));
     assert!(h.nothing_pending() && h.c.job.is_none(), "the rest of the failover was abandoned");
@@ -343,7 +368,7 @@ fn every_write_is_fenced_with_fenced_writes_and_none_without() {
             h.respond(ZkResult::Written { stat: stat(28) });
         }
         assert_eq!(h.c.ctx.leadership[&tp()].zk_version, 28, "{mode:?}: the unwrapped result carries the version");
-        assert!(matches!(h.marks()[..], [Mark::IsrReplicaRemoved { leader: 3, cached_leader: Some(3), .. }]));
+        assert!(matches!(h.decisions()[..], [Mark::IsrReplicaRemoved { leader: 3, cached_leader: Some(3), .. }]));
     }
 }
 
@@ -357,12 +382,12 @@ fn controller_change_rereads_controller_only_when_the_behaviour_says_so() {
     assert_eq!(h.c.job.as_ref().and_then(|j| j.waiting_on()).as_deref(), Some("getControllerID"));
     assert!(h.c.is_active(3), "still active until the read returns");
     h.respond(ZkResult::Data { data: ZData::Controller { broker_id: 2, timestamp: 0 }, stat: stat(0) });
-    assert_eq!(h.marks(), vec![Mark::ControllerResigned { broker: 3, controller_epoch: 7 }]);
+    assert_eq!(h.decisions(), vec![Mark::ControllerResigned { broker: 3, controller_epoch: 7 }]);
     assert_eq!(h.c.active_id, 2);
 
     let trusts = mode_where(|b| !b.reread_controller_on_change && !b.is_kraft());
     let mut h = Harness::new(trusts, &[3, 1, 2], li(3, 13, &[3, 1, 2], 7));
     h.event(ControllerEvent::ControllerChange(3));
     assert!(h.nothing_pending(), "1.0 trusts the id the event carries");
-    assert!(h.c.is_active(3) && h.marks().is_empty(), "so a stale ControllerChange(3) keeps it active");
+    assert!(h.c.is_active(3) && h.decisions().is_empty(), "so a stale ControllerChange(3) keeps it active");
 }
