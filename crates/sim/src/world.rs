@@ -10,7 +10,7 @@ use crate::controller::{Cached, ControllerContext};
 use crate::effects::{Effect, Outbox, Timer};
 use crate::event::{Event, EventKind};
 use crate::ids::{BrokerId, NodeId, TopicPartition};
-use crate::kraft::{Image, Kraft};
+use crate::kraft::{self, Image, Kraft};
 use crate::message::{ConnectResult, Message, PartitionStateInfo, Payload};
 use crate::network::Network;
 use crate::partition_state::PartitionState;
@@ -309,7 +309,7 @@ impl World {
             let img = k.image().clone();
             for id in w.cfg.brokers.clone() {
                 w.kraft_images.insert(id, img.clone());
-                w.refresh_kraft_broker(id);
+                kraft::image::publish(&img, w.broker_mut(id));
                 w.broker_mut(id).controller = Default::default();
             }
             w.kraft = Some(Rc::new(k));
@@ -667,7 +667,7 @@ impl World {
 
     /// `kraft` mode: a fault naming ZooKeeper applies to every voter link of the other end.
     fn apply_kraft(&mut self, cmd: &Command, log: &mut StepLog) {
-        let voters: Vec<NodeId> = (1..=crate::kraft::VOTERS).map(NodeId::Voter).collect();
+        let voters: Vec<NodeId> = self.cfg.voters().map(NodeId::Voter).collect();
         let expand = |a: NodeId, b: NodeId| -> Vec<(NodeId, NodeId)> {
             match (a, b) {
                 (NodeId::Zk, o) | (o, NodeId::Zk) => voters.iter().map(|v| (o, *v)).collect(),
@@ -708,7 +708,7 @@ impl World {
                         format!("[KafkaServer id={b}] starting (KRaft broker: registers with the active controller)"),
                     ));
                     self.kraft_images.insert(*b, Image::default());
-                    self.refresh_kraft_broker(*b);
+                    kraft::image::publish(&Image::default(), self.broker_mut(*b));
                     Rc::make_mut(self.kraft.as_mut().expect("kraft")).broker_restarted(*b);
                 } else {
                     log.lines.push((EventKind::Process, format!("[KafkaServer id={b}] process killed")));
@@ -756,39 +756,6 @@ impl World {
         let Some(k) = self.kraft.as_mut() else { return };
         Rc::make_mut(k).on_change(&net, &alive, &mut self.rng, &mut out);
         self.kraft_route(out, log);
-    }
-
-    /// Folds a broker's metadata image into its metadata cache, local leadership and
-    /// group-coordinator ownership.
-    fn refresh_kraft_broker(&mut self, b: BrokerId) {
-        let img = self.kraft_images.get(&b).cloned().unwrap_or_default();
-        let br = self.broker_mut(b);
-        br.metadata.alive = img.live();
-        br.metadata.partitions.clear();
-        br.partitions.clear();
-        br.owned_offsets_partitions.clear();
-        for (tp, p) in &img.partitions {
-            let info = p.info(tp);
-            if info.replicas.contains(&b) {
-                br.partitions.insert(
-                    tp.clone(),
-                    LocalPartition {
-                        leader: info.leader,
-                        leader_epoch: info.leader_epoch,
-                        isr: info.isr.clone(),
-                        zk_version: info.zk_version,
-                        controller_epoch: info.controller_epoch,
-                        replicas: info.replicas.clone(),
-                        is_leader: info.leader == b,
-                        isr_write_failed_at: None,
-                    },
-                );
-            }
-            if info.leader == b && tp.topic == OFFSETS_TOPIC {
-                br.owned_offsets_partitions.insert(tp.partition);
-            }
-            br.metadata.partitions.insert(tp.clone(), info);
-        }
     }
 
     fn dir_states(&self) -> BTreeMap<(NodeId, NodeId), bool> {
@@ -930,30 +897,12 @@ impl World {
             NodeId::Broker(b) if matches!(m.payload, Payload::MetadataRecords { .. }) => {
                 log.kind = EventKind::ControlRequest;
                 if let Payload::MetadataRecords { from_offset, records } = m.payload {
-                    let img = self.kraft_images.entry(b).or_default();
-                    for r in &records {
-                        img.apply(r);
-                    }
-                    let leaders_before = self.brokers[&b].owned_offsets_partitions.clone();
-                    self.refresh_kraft_broker(b);
-                    let interesting: Vec<String> = records
-                        .iter()
-                        .filter(|r| !matches!(r, crate::kraft::Record::Partition { .. }) || records.len() < 4)
-                        .map(|r| r.describe())
-                        .collect();
-                    log.line = format!(
-                        "[BrokerMetadataListener id={b}] Applied {} committed record(s) from offset {from_offset}{}",
-                        records.len(),
-                        if interesting.is_empty() { String::new() } else { format!(": {}", interesting.join("; ")) }
-                    );
-                    if leaders_before != self.brokers[&b].owned_offsets_partitions {
-                        log.lines.push((
-                            EventKind::Info,
-                            format!(
-                                "[GroupCoordinator {b}] now coordinates __consumer_offsets partitions {:?}",
-                                self.brokers[&b].owned_offsets_partitions
-                            ),
-                        ));
+                    let mut img = self.kraft_images.remove(&b).unwrap_or_default();
+                    let applied = kraft::image::apply_records(&mut img, self.broker_mut(b), from_offset, &records);
+                    self.kraft_images.insert(b, img);
+                    log.line = applied.line;
+                    if let Some(line) = applied.coordinator {
+                        log.lines.push((EventKind::Info, line));
                     }
                 }
             }

@@ -12,10 +12,19 @@
 //! Simplifications: replication is pushed by the leader when there is something new (standing
 //! for followers' Fetch long-polls); heartbeats are implicit while a link is up, so an idle
 //! cluster produces no events; no snapshots, no reconfiguration, no ELR.
+//!
+//! Layout: [`record`] holds the metadata records and the image they fold into (all the message
+//! layer needs); this module the quorum; [`image`] a broker's side (applying committed records to
+//! its metadata cache and local partitions).
+pub mod image;
+pub mod record;
+
+pub use record::{Entry, Image, Part, Record};
+
 use crate::effects::{Effect, Timer};
 use crate::event::EventKind;
-use crate::ids::{fmt_ids, BrokerId, NodeId, TopicPartition, NO_LEADER};
-use crate::message::{PartitionStateInfo, Payload};
+use crate::ids::{BrokerId, NodeId, NO_LEADER};
+use crate::message::Payload;
 use crate::network::Network;
 use crate::rng::Rng;
 use crate::scenario::Config;
@@ -25,161 +34,14 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
-/// Number of controller voters.
-pub const VOTERS: u32 = 3;
+/// Number of controller voters ([`crate::mode::KRAFT_VOTERS`]).
+pub const VOTERS: u32 = crate::mode::KRAFT_VOTERS;
 /// `quorum.fetch.timeout.ms`.
 pub const FETCH_TIMEOUT_MS: u64 = 2000;
 /// `quorum.election.timeout.ms` (randomised to `[T, 2T)`).
 pub const ELECTION_TIMEOUT_MS: u64 = 1000;
 /// `broker.session.timeout.ms`.
 pub const BROKER_SESSION_MS: u64 = 9000;
-
-/// A metadata record.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
-#[serde(tag = "type")]
-pub enum Record {
-    /// `LeaderChangeMessage`: written by each new leader in its own epoch.
-    LeaderChange {
-        /// Leader voter.
-        leader: u32,
-        /// Epoch.
-        epoch: u32,
-    },
-    /// `RegisterBrokerRecord`.
-    RegisterBroker {
-        /// Broker.
-        broker: BrokerId,
-    },
-    /// `BrokerRegistrationChangeRecord(fenced = true)`.
-    FenceBroker {
-        /// Broker.
-        broker: BrokerId,
-    },
-    /// `BrokerRegistrationChangeRecord(fenced = false)`.
-    UnfenceBroker {
-        /// Broker.
-        broker: BrokerId,
-    },
-    /// `PartitionRecord` / `PartitionChangeRecord`: the whole new state.
-    Partition {
-        /// Partition.
-        tp: TopicPartition,
-        /// Replicas.
-        replicas: Vec<BrokerId>,
-        /// ISR.
-        isr: Vec<BrokerId>,
-        /// Leader or -1.
-        leader: BrokerId,
-        /// Leader epoch (bumped iff the leader changes).
-        leader_epoch: i32,
-        /// Partition epoch (bumped on every change).
-        partition_epoch: i32,
-    },
-}
-
-impl Record {
-    /// One line for logs.
-    pub fn describe(&self) -> String {
-        match self {
-            Record::LeaderChange { leader, epoch } => format!("LeaderChange(leader=q{leader}, epoch={epoch})"),
-            Record::RegisterBroker { broker } => format!("RegisterBroker({broker})"),
-            Record::FenceBroker { broker } => format!("BrokerRegistrationChange({broker}, fenced)"),
-            Record::UnfenceBroker { broker } => format!("BrokerRegistrationChange({broker}, unfenced)"),
-            Record::Partition { tp, isr, leader, leader_epoch, .. } => {
-                format!(
-                    "PartitionChange({tp}: leader={leader}, isr=[{}], leader_epoch={leader_epoch})",
-                    fmt_ids(isr.iter().copied())
-                )
-            }
-        }
-    }
-}
-
-/// One log entry.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
-pub struct Entry {
-    /// Epoch it was appended in.
-    pub epoch: u32,
-    /// The record.
-    pub record: Record,
-}
-
-/// A partition in the metadata image.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
-pub struct Part {
-    /// Replicas.
-    pub replicas: Vec<BrokerId>,
-    /// ISR.
-    pub isr: Vec<BrokerId>,
-    /// Leader.
-    pub leader: BrokerId,
-    /// Leader epoch.
-    pub leader_epoch: i32,
-    /// Partition epoch.
-    pub partition_epoch: i32,
-}
-
-impl Part {
-    /// The partition's state as a broker's metadata cache holds it (KRaft has no controller
-    /// epoch; the partition epoch stands in the zkVersion's place).
-    pub fn info(&self, tp: &TopicPartition) -> PartitionStateInfo {
-        PartitionStateInfo {
-            tp: tp.clone(),
-            leader: self.leader,
-            leader_epoch: self.leader_epoch,
-            isr: self.isr.clone(),
-            zk_version: self.partition_epoch,
-            controller_epoch: 0,
-            replicas: self.replicas.clone(),
-        }
-    }
-}
-
-/// The metadata image: the fold of the committed log.
-#[derive(Clone, PartialEq, Eq, Debug, Default)]
-pub struct Image {
-    /// Registered brokers.
-    pub registered: BTreeSet<BrokerId>,
-    /// Fenced brokers.
-    pub fenced: BTreeSet<BrokerId>,
-    /// Partitions.
-    pub partitions: BTreeMap<TopicPartition, Part>,
-}
-
-impl Image {
-    /// Applies one record.
-    pub fn apply(&mut self, r: &Record) {
-        match r {
-            Record::LeaderChange { .. } => {}
-            Record::RegisterBroker { broker } => {
-                self.registered.insert(*broker);
-            }
-            Record::FenceBroker { broker } => {
-                self.fenced.insert(*broker);
-            }
-            Record::UnfenceBroker { broker } => {
-                self.fenced.remove(broker);
-            }
-            Record::Partition { tp, replicas, isr, leader, leader_epoch, partition_epoch } => {
-                self.partitions.insert(
-                    tp.clone(),
-                    Part {
-                        replicas: replicas.clone(),
-                        isr: isr.clone(),
-                        leader: *leader,
-                        leader_epoch: *leader_epoch,
-                        partition_epoch: *partition_epoch,
-                    },
-                );
-            }
-        }
-    }
-
-    /// Unfenced registered brokers.
-    pub fn live(&self) -> BTreeSet<BrokerId> {
-        self.registered.difference(&self.fenced).copied().collect()
-    }
-}
 
 /// Raft role.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
