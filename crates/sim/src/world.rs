@@ -733,29 +733,27 @@ impl World {
         self.kraft_change(log);
     }
 
-    fn kraft_route(&mut self, out: crate::kraft::KOut, log: &mut StepLog) {
-        for (from, e) in out {
-            match e {
-                Effect::Send { to, payload } => self.send(from, to, payload, log),
-                Effect::Timer { after_ms, timer } => self.schedule_timer(from, after_ms, timer),
-                Effect::Log { kind, line } => log.lines.push((kind, line)),
-                Effect::Mark(m) => log.marks.push(m),
-            }
-        }
-    }
-
     fn broker_liveness(&self) -> BTreeMap<BrokerId, bool> {
         self.brokers.iter().map(|(id, b)| (*id, b.alive)).collect()
     }
 
+    /// Who can talk to whom among the voters and brokers, as the quorum learns it.
+    fn kraft_reach(&self) -> kraft::Reach {
+        kraft::Reach::new(self.cfg.voters(), &self.broker_liveness(), |a, b| self.net.is_up(a, b))
+    }
+
     /// Re-derives the quorum's liveness timers after any change.
     fn kraft_change(&mut self, log: &mut StepLog) {
-        let alive = self.broker_liveness();
-        let mut out = Vec::new();
-        let net = self.net.clone();
+        if self.kraft.is_none() {
+            return;
+        }
+        let reach = self.kraft_reach();
         let Some(k) = self.kraft.as_mut() else { return };
-        Rc::make_mut(k).on_change(&net, &alive, &mut self.rng, &mut out);
-        self.kraft_route(out, log);
+        let rng = &mut self.rng;
+        let outs = Rc::make_mut(k).on_change(&reach, &mut |max| rng.up_to(max));
+        for (v, out) in outs {
+            self.route(NodeId::Voter(v), out, log);
+        }
     }
 
     fn dir_states(&self) -> BTreeMap<(NodeId, NodeId), bool> {
@@ -885,13 +883,12 @@ impl World {
         match m.to {
             NodeId::Voter(v) => {
                 log.kind = EventKind::ZkRequest;
-                let alive = self.broker_liveness();
-                let net = self.net.clone();
-                let mut out = Vec::new();
+                let reach = self.kraft_reach();
+                let mut out = Outbox::default();
                 if let Some(k) = self.kraft.as_mut() {
-                    Rc::make_mut(k).on_message(v, m.from, m.payload, &net, &alive, &mut out);
+                    Rc::make_mut(k).on_message(v, m.from, m.payload, &reach, &mut out);
                 }
-                self.kraft_route(out, &mut log);
+                self.route(NodeId::Voter(v), out, &mut log);
                 self.kraft_change(&mut log);
             }
             NodeId::Broker(b) if matches!(m.payload, Payload::MetadataRecords { .. }) => {
@@ -1127,20 +1124,13 @@ impl World {
             }
             NodeId::Voter(v) => {
                 log.line = format!("{node}: timer {timer:?}");
-                let net = self.net.clone();
-                let mut out = Vec::new();
-                if let Timer::FenceCheck { broker } = timer {
-                    let contact = self.brokers.get(&broker).is_some_and(|b| b.alive)
-                        && self.net.both_up(NodeId::Broker(broker), node);
-                    if let Some(k) = self.kraft.as_mut() {
-                        let k = Rc::make_mut(k);
-                        k.on_timer(v, &timer, &net, &mut self.rng, &mut out);
-                        k.fence_if_silent(v, broker, contact, &mut out);
-                    }
-                } else if let Some(k) = self.kraft.as_mut() {
-                    Rc::make_mut(k).on_timer(v, &timer, &net, &mut self.rng, &mut out);
+                let reach = self.kraft_reach();
+                let mut out = Outbox::default();
+                if let Some(k) = self.kraft.as_mut() {
+                    let rng = &mut self.rng;
+                    Rc::make_mut(k).on_timer(v, &timer, &reach, &mut |max| rng.up_to(max), &mut out);
                 }
-                self.kraft_route(out, &mut log);
+                self.route(node, out, &mut log);
                 self.kraft_change(&mut log);
             }
             NodeId::Client(c) => {
