@@ -95,11 +95,7 @@ impl Behaviour {
 
     /// The controller voters' ids: `1..=KRAFT_VOTERS` with a KRaft quorum, none with ZooKeeper.
     pub fn voters(self) -> core::ops::RangeInclusive<u32> {
-        if self.is_kraft() {
-            1..=KRAFT_VOTERS
-        } else {
-            1..=0
-        }
+        1..=if self.is_kraft() { KRAFT_VOTERS } else { 0 }
     }
 }
 

@@ -13,11 +13,19 @@
 //! for followers' Fetch long-polls); heartbeats are implicit while a link is up, so an idle
 //! cluster produces no events; no snapshots, no reconfiguration, no ELR.
 //!
+//! Sans-IO, like the brokers: each handler runs one voter (`on_message`, `on_timer`; `on_change`
+//! re-derives every voter's liveness timers) and writes that voter's ordinary
+//! [`Outbox`]; the world routes it. What a voter would learn from heartbeats and fetches comes in
+//! as a [`Reach`] the world computes from its network, and the randomised election timeout is
+//! asked of a [`Draw`] (the world answers from its one PRNG, in the order asked).
+//!
 //! Layout: [`record`] holds the metadata records and the image they fold into (all the message
 //! layer needs); this module the quorum; [`image`] a broker's side (applying committed records to
 //! its metadata cache and local partitions).
 pub mod image;
 pub mod record;
+#[cfg(test)]
+mod tests;
 
 pub use record::{Entry, Image, Part, Record};
 
