@@ -181,7 +181,7 @@ pub enum Payload {
         /// Epoch of the entry at `prev_index`.
         prev_epoch: u32,
         /// New entries.
-        entries: alloc::vec::Vec<crate::kraft::Entry>,
+        entries: alloc::vec::Vec<crate::kraft::record::Entry>,
         /// Leader's high watermark.
         commit: u64,
     },
@@ -199,7 +199,7 @@ pub enum Payload {
         /// Offset of the first record.
         from_offset: u64,
         /// Records.
-        records: alloc::vec::Vec<crate::kraft::Record>,
+        records: alloc::vec::Vec<crate::kraft::record::Record>,
     },
 }
 

@@ -55,6 +55,9 @@ pub enum Mode {
     Kraft,
 }
 
+/// Number of controller voters in a KRaft quorum (`controller.quorum.voters`): `q1..q3`.
+pub const KRAFT_VOTERS: u32 = 3;
+
 /// What holds the cluster's metadata and elects the controller.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum ControlPlaneKind {
@@ -88,6 +91,11 @@ impl Behaviour {
     /// True when the control plane is a KRaft quorum (no ZooKeeper, no broker-side controllers).
     pub fn is_kraft(self) -> bool {
         self.control_plane == ControlPlaneKind::Kraft
+    }
+
+    /// The controller voters' ids: `1..=KRAFT_VOTERS` with a KRaft quorum, none with ZooKeeper.
+    pub fn voters(self) -> core::ops::RangeInclusive<u32> {
+        1..=if self.is_kraft() { KRAFT_VOTERS } else { 0 }
     }
 }
 

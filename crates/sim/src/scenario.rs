@@ -308,6 +308,11 @@ impl Config {
         v
     }
 
+    /// The KRaft controller voters' ids (none when the control plane is ZooKeeper).
+    pub fn voters(&self) -> core::ops::RangeInclusive<u32> {
+        self.behaviour().voters()
+    }
+
     /// All partitions of a topic.
     pub fn partitions_of<'a>(&'a self, topic: &'a str) -> impl Iterator<Item = &'a TopicPartition> + 'a {
         self.assignment.keys().filter(move |tp| tp.topic == topic)
@@ -316,7 +321,7 @@ impl Config {
     /// All nodes.
     pub fn nodes(&self) -> Vec<NodeId> {
         let mut v = if self.behaviour().is_kraft() {
-            (1..=crate::kraft::VOTERS).map(NodeId::Voter).collect()
+            self.voters().map(NodeId::Voter).collect()
         } else {
             alloc::vec![NodeId::Zk]
         };
@@ -487,7 +492,7 @@ impl Scenario {
             NodeId::Zk => true,
             NodeId::Broker(b) => brokers.contains(&b),
             NodeId::Client(c) => ids.contains(&c),
-            NodeId::Voter(v) => (1..=crate::kraft::VOTERS).contains(&v),
+            NodeId::Voter(v) => (1..=crate::mode::KRAFT_VOTERS).contains(&v),
         };
         let check = |what: String, cmd: &Command| -> Result<(), ScenarioError> {
             cmd.validate(&known).map_err(|e| match e {

@@ -12,7 +12,7 @@ use crate::controller::{Cached, ControllerContext};
 use crate::effects::{Effect, Outbox, Timer};
 use crate::event::{Event, EventKind};
 use crate::ids::{BrokerId, NodeId, TopicPartition};
-use crate::kraft::{Image, Kraft};
+use crate::kraft::{self, Image, Kraft};
 use crate::message::{Message, PartitionStateInfo, Payload};
 use crate::network::Network;
 use crate::rng::Rng;
@@ -309,7 +309,7 @@ impl World {
             let img = k.image().clone();
             for id in w.cfg.brokers.clone() {
                 w.kraft_images.insert(id, img.clone());
-                w.refresh_kraft_broker(id);
+                kraft::image::publish(&img, w.broker_mut(id));
                 w.broker_mut(id).controller = Default::default();
             }
             w.kraft = Some(Rc::new(k));
@@ -681,7 +681,7 @@ impl World {
 
     /// `kraft` mode: a fault naming ZooKeeper applies to every voter link of the other end.
     fn apply_kraft(&mut self, cmd: &Command, log: &mut StepLog) {
-        let voters: Vec<NodeId> = (1..=crate::kraft::VOTERS).map(NodeId::Voter).collect();
+        let voters: Vec<NodeId> = self.cfg.voters().map(NodeId::Voter).collect();
         let expand = |a: NodeId, b: NodeId| -> Vec<(NodeId, NodeId)> {
             match (a, b) {
                 (NodeId::Zk, o) | (o, NodeId::Zk) => voters.iter().map(|v| (o, *v)).collect(),
@@ -722,7 +722,7 @@ impl World {
                         format!("[KafkaServer id={b}] starting (KRaft broker: registers with the active controller)"),
                     ));
                     self.kraft_images.insert(*b, Image::default());
-                    self.refresh_kraft_broker(*b);
+                    kraft::image::publish(&Image::default(), self.broker_mut(*b));
                     Rc::make_mut(self.kraft.as_mut().expect("kraft")).broker_restarted(*b);
                 } else {
                     log.lines.push((EventKind::Process, format!("[KafkaServer id={b}] process killed")));
@@ -747,61 +747,26 @@ impl World {
         self.kraft_change(log);
     }
 
-    fn kraft_route(&mut self, out: crate::kraft::KOut, log: &mut StepLog) {
-        for (from, e) in out {
-            match e {
-                Effect::Send { to, payload } => self.send(from, to, payload, log),
-                Effect::Timer { after_ms, timer } => self.schedule_timer(from, after_ms, timer),
-                Effect::Log { kind, line } => log.lines.push((kind, line)),
-                Effect::Mark(m) => log.marks.push(m),
-            }
-        }
-    }
-
     fn broker_liveness(&self) -> BTreeMap<BrokerId, bool> {
         self.brokers.iter().map(|(id, b)| (*id, b.alive)).collect()
     }
 
-    /// Re-derives the quorum's liveness timers after any change.
-    fn kraft_change(&mut self, log: &mut StepLog) {
-        let alive = self.broker_liveness();
-        let mut out = Vec::new();
-        let net = self.net.clone();
-        let Some(k) = self.kraft.as_mut() else { return };
-        Rc::make_mut(k).on_change(&net, &alive, &mut self.rng, &mut out);
-        self.kraft_route(out, log);
+    /// Who can talk to whom among the voters and brokers, as the quorum learns it.
+    fn kraft_reach(&self) -> kraft::Reach {
+        kraft::Reach::new(self.cfg.voters(), &self.broker_liveness(), |a, b| self.net.is_up(a, b))
     }
 
-    /// Folds a broker's metadata image into its metadata cache, local leadership and
-    /// group-coordinator ownership.
-    fn refresh_kraft_broker(&mut self, b: BrokerId) {
-        let img = self.kraft_images.get(&b).cloned().unwrap_or_default();
-        let br = self.broker_mut(b);
-        br.metadata.alive = img.live();
-        br.metadata.partitions.clear();
-        br.partitions.clear();
-        br.owned_offsets_partitions.clear();
-        for (tp, p) in &img.partitions {
-            let info = p.info(tp);
-            if info.replicas.contains(&b) {
-                br.partitions.insert(
-                    tp.clone(),
-                    LocalPartition {
-                        leader: info.leader,
-                        leader_epoch: info.leader_epoch,
-                        isr: info.isr.clone(),
-                        zk_version: info.zk_version,
-                        controller_epoch: info.controller_epoch,
-                        replicas: info.replicas.clone(),
-                        is_leader: info.leader == b,
-                        isr_write_failed_at: None,
-                    },
-                );
-            }
-            if info.leader == b && tp.topic == OFFSETS_TOPIC {
-                br.owned_offsets_partitions.insert(tp.partition);
-            }
-            br.metadata.partitions.insert(tp.clone(), info);
+    /// Re-derives the quorum's liveness timers after any change.
+    fn kraft_change(&mut self, log: &mut StepLog) {
+        if self.kraft.is_none() {
+            return;
+        }
+        let reach = self.kraft_reach();
+        let Some(k) = self.kraft.as_mut() else { return };
+        let rng = &mut self.rng;
+        let outs = Rc::make_mut(k).on_change(&reach, &mut |max| rng.up_to(max));
+        for (v, out) in outs {
+            self.route(NodeId::Voter(v), out, log);
         }
     }
 
@@ -925,42 +890,23 @@ impl World {
         match m.to {
             NodeId::Voter(v) => {
                 log.kind = EventKind::ZkRequest;
-                let alive = self.broker_liveness();
-                let net = self.net.clone();
-                let mut out = Vec::new();
+                let reach = self.kraft_reach();
+                let mut out = Outbox::default();
                 if let Some(k) = self.kraft.as_mut() {
-                    Rc::make_mut(k).on_message(v, m.from, m.payload, &net, &alive, &mut out);
+                    Rc::make_mut(k).on_message(v, m.from, m.payload, &reach, &mut out);
                 }
-                self.kraft_route(out, &mut log);
+                self.route(NodeId::Voter(v), out, &mut log);
                 self.kraft_change(&mut log);
             }
             NodeId::Broker(b) if matches!(m.payload, Payload::MetadataRecords { .. }) => {
                 log.kind = EventKind::ControlRequest;
                 if let Payload::MetadataRecords { from_offset, records } = m.payload {
-                    let img = self.kraft_images.entry(b).or_default();
-                    for r in &records {
-                        img.apply(r);
-                    }
-                    let leaders_before = self.brokers[&b].owned_offsets_partitions.clone();
-                    self.refresh_kraft_broker(b);
-                    let interesting: Vec<String> = records
-                        .iter()
-                        .filter(|r| !matches!(r, crate::kraft::Record::Partition { .. }) || records.len() < 4)
-                        .map(|r| r.describe())
-                        .collect();
-                    log.line = format!(
-                        "[BrokerMetadataListener id={b}] Applied {} committed record(s) from offset {from_offset}{}",
-                        records.len(),
-                        if interesting.is_empty() { String::new() } else { format!(": {}", interesting.join("; ")) }
-                    );
-                    if leaders_before != self.brokers[&b].owned_offsets_partitions {
-                        log.lines.push((
-                            EventKind::Info,
-                            format!(
-                                "[GroupCoordinator {b}] now coordinates __consumer_offsets partitions {:?}",
-                                self.brokers[&b].owned_offsets_partitions
-                            ),
-                        ));
+                    let mut img = self.kraft_images.remove(&b).unwrap_or_default();
+                    let applied = kraft::image::apply_records(&mut img, self.broker_mut(b), from_offset, &records);
+                    self.kraft_images.insert(b, img);
+                    log.line = applied.line;
+                    if let Some(line) = applied.coordinator {
+                        log.lines.push((EventKind::Info, line));
                     }
                 }
             }
@@ -1091,20 +1037,13 @@ impl World {
             }
             NodeId::Voter(v) => {
                 log.line = format!("{node}: timer {timer:?}");
-                let net = self.net.clone();
-                let mut out = Vec::new();
-                if let Timer::FenceCheck { broker } = timer {
-                    let contact = self.brokers.get(&broker).is_some_and(|b| b.alive)
-                        && self.net.both_up(NodeId::Broker(broker), node);
-                    if let Some(k) = self.kraft.as_mut() {
-                        let k = Rc::make_mut(k);
-                        k.on_timer(v, &timer, &net, &mut self.rng, &mut out);
-                        k.fence_if_silent(v, broker, contact, &mut out);
-                    }
-                } else if let Some(k) = self.kraft.as_mut() {
-                    Rc::make_mut(k).on_timer(v, &timer, &net, &mut self.rng, &mut out);
+                let reach = self.kraft_reach();
+                let mut out = Outbox::default();
+                if let Some(k) = self.kraft.as_mut() {
+                    let rng = &mut self.rng;
+                    Rc::make_mut(k).on_timer(v, &timer, &reach, &mut |max| rng.up_to(max), &mut out);
                 }
-                self.kraft_route(out, &mut log);
+                self.route(node, out, &mut log);
                 self.kraft_change(&mut log);
             }
             NodeId::Client(c) => {

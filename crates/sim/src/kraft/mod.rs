@@ -12,174 +12,41 @@
 //! Simplifications: replication is pushed by the leader when there is something new (standing
 //! for followers' Fetch long-polls); heartbeats are implicit while a link is up, so an idle
 //! cluster produces no events; no snapshots, no reconfiguration, no ELR.
-use crate::effects::{Effect, Timer};
+//!
+//! Sans-IO, like the brokers: each handler runs one voter (`on_message`, `on_timer`; `on_change`
+//! re-derives every voter's liveness timers) and writes that voter's ordinary
+//! [`Outbox`]; the world routes it. What a voter would learn from heartbeats and fetches comes in
+//! as a [`Reach`] the world computes from its network, and the randomised election timeout is
+//! asked of a [`Draw`] (the world answers from its one PRNG, in the order asked).
+//!
+//! Layout: [`record`] holds the metadata records and the image they fold into (all the message
+//! layer needs); this module the quorum; [`image`] a broker's side (applying committed records to
+//! its metadata cache and local partitions).
+pub mod image;
+pub mod record;
+#[cfg(test)]
+mod tests;
+
+pub use record::{Entry, Image, Part, Record};
+
+use crate::effects::{Outbox, Timer};
 use crate::event::EventKind;
-use crate::ids::{fmt_ids, BrokerId, NodeId, TopicPartition, NO_LEADER};
-use crate::message::{PartitionStateInfo, Payload};
-use crate::network::Network;
-use crate::rng::Rng;
+use crate::ids::{BrokerId, NodeId, NO_LEADER};
+use crate::message::Payload;
 use crate::scenario::Config;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
-use alloc::string::String;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
-/// Number of controller voters.
-pub const VOTERS: u32 = 3;
+/// Number of controller voters ([`crate::mode::KRAFT_VOTERS`]).
+pub const VOTERS: u32 = crate::mode::KRAFT_VOTERS;
 /// `quorum.fetch.timeout.ms`.
 pub const FETCH_TIMEOUT_MS: u64 = 2000;
 /// `quorum.election.timeout.ms` (randomised to `[T, 2T)`).
 pub const ELECTION_TIMEOUT_MS: u64 = 1000;
 /// `broker.session.timeout.ms`.
 pub const BROKER_SESSION_MS: u64 = 9000;
-
-/// A metadata record.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
-#[serde(tag = "type")]
-pub enum Record {
-    /// `LeaderChangeMessage`: written by each new leader in its own epoch.
-    LeaderChange {
-        /// Leader voter.
-        leader: u32,
-        /// Epoch.
-        epoch: u32,
-    },
-    /// `RegisterBrokerRecord`.
-    RegisterBroker {
-        /// Broker.
-        broker: BrokerId,
-    },
-    /// `BrokerRegistrationChangeRecord(fenced = true)`.
-    FenceBroker {
-        /// Broker.
-        broker: BrokerId,
-    },
-    /// `BrokerRegistrationChangeRecord(fenced = false)`.
-    UnfenceBroker {
-        /// Broker.
-        broker: BrokerId,
-    },
-    /// `PartitionRecord` / `PartitionChangeRecord`: the whole new state.
-    Partition {
-        /// Partition.
-        tp: TopicPartition,
-        /// Replicas.
-        replicas: Vec<BrokerId>,
-        /// ISR.
-        isr: Vec<BrokerId>,
-        /// Leader or -1.
-        leader: BrokerId,
-        /// Leader epoch (bumped iff the leader changes).
-        leader_epoch: i32,
-        /// Partition epoch (bumped on every change).
-        partition_epoch: i32,
-    },
-}
-
-impl Record {
-    /// One line for logs.
-    pub fn describe(&self) -> String {
-        match self {
-            Record::LeaderChange { leader, epoch } => format!("LeaderChange(leader=q{leader}, epoch={epoch})"),
-            Record::RegisterBroker { broker } => format!("RegisterBroker({broker})"),
-            Record::FenceBroker { broker } => format!("BrokerRegistrationChange({broker}, fenced)"),
-            Record::UnfenceBroker { broker } => format!("BrokerRegistrationChange({broker}, unfenced)"),
-            Record::Partition { tp, isr, leader, leader_epoch, .. } => {
-                format!(
-                    "PartitionChange({tp}: leader={leader}, isr=[{}], leader_epoch={leader_epoch})",
-                    fmt_ids(isr.iter().copied())
-                )
-            }
-        }
-    }
-}
-
-/// One log entry.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
-pub struct Entry {
-    /// Epoch it was appended in.
-    pub epoch: u32,
-    /// The record.
-    pub record: Record,
-}
-
-/// A partition in the metadata image.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
-pub struct Part {
-    /// Replicas.
-    pub replicas: Vec<BrokerId>,
-    /// ISR.
-    pub isr: Vec<BrokerId>,
-    /// Leader.
-    pub leader: BrokerId,
-    /// Leader epoch.
-    pub leader_epoch: i32,
-    /// Partition epoch.
-    pub partition_epoch: i32,
-}
-
-impl Part {
-    /// The partition's state as a broker's metadata cache holds it (KRaft has no controller
-    /// epoch; the partition epoch stands in the zkVersion's place).
-    pub fn info(&self, tp: &TopicPartition) -> PartitionStateInfo {
-        PartitionStateInfo {
-            tp: tp.clone(),
-            leader: self.leader,
-            leader_epoch: self.leader_epoch,
-            isr: self.isr.clone(),
-            zk_version: self.partition_epoch,
-            controller_epoch: 0,
-            replicas: self.replicas.clone(),
-        }
-    }
-}
-
-/// The metadata image: the fold of the committed log.
-#[derive(Clone, PartialEq, Eq, Debug, Default)]
-pub struct Image {
-    /// Registered brokers.
-    pub registered: BTreeSet<BrokerId>,
-    /// Fenced brokers.
-    pub fenced: BTreeSet<BrokerId>,
-    /// Partitions.
-    pub partitions: BTreeMap<TopicPartition, Part>,
-}
-
-impl Image {
-    /// Applies one record.
-    pub fn apply(&mut self, r: &Record) {
-        match r {
-            Record::LeaderChange { .. } => {}
-            Record::RegisterBroker { broker } => {
-                self.registered.insert(*broker);
-            }
-            Record::FenceBroker { broker } => {
-                self.fenced.insert(*broker);
-            }
-            Record::UnfenceBroker { broker } => {
-                self.fenced.remove(broker);
-            }
-            Record::Partition { tp, replicas, isr, leader, leader_epoch, partition_epoch } => {
-                self.partitions.insert(
-                    tp.clone(),
-                    Part {
-                        replicas: replicas.clone(),
-                        isr: isr.clone(),
-                        leader: *leader,
-                        leader_epoch: *leader_epoch,
-                        partition_epoch: *partition_epoch,
-                    },
-                );
-            }
-        }
-    }
-
-    /// Unfenced registered brokers.
-    pub fn live(&self) -> BTreeSet<BrokerId> {
-        self.registered.difference(&self.fenced).copied().collect()
-    }
-}
 
 /// Raft role.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
@@ -241,12 +108,68 @@ pub struct Kraft {
     quorum_check_armed: bool,
 }
 
-/// Effects of a quorum handler: (sender, effect).
-pub type KOut = Vec<(NodeId, Effect)>;
-
-fn log(out: &mut KOut, node: NodeId, kind: EventKind, line: String) {
-    out.push((node, Effect::Log { kind, line }));
+/// What the voters learn from outside when they run: who can talk to whom right now and which
+/// brokers' processes run (heartbeats and fetches are implicit while a link is up, so this stands
+/// for them). The world computes it from its network; a test writes it by hand.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct Reach {
+    /// Voter → voter directions that are up.
+    voter_links: BTreeSet<(u32, u32)>,
+    /// Every broker, and whether its process runs.
+    brokers: BTreeMap<BrokerId, bool>,
+    /// (broker, voter) pairs linked both ways.
+    broker_links: BTreeSet<(BrokerId, u32)>,
 }
+
+impl Reach {
+    /// The reach of `voters` and `brokers` (id → process running) when `up(from, to)` says
+    /// whether the direction `from → to` is up.
+    pub fn new(
+        voters: impl IntoIterator<Item = u32> + Clone,
+        brokers: &BTreeMap<BrokerId, bool>,
+        up: impl Fn(NodeId, NodeId) -> bool,
+    ) -> Reach {
+        let mut r = Reach { brokers: brokers.clone(), ..Reach::default() };
+        for a in voters.clone() {
+            for b in voters.clone() {
+                if up(voter_node(a), voter_node(b)) {
+                    r.voter_links.insert((a, b));
+                }
+            }
+            for b in brokers.keys() {
+                if up(NodeId::Broker(*b), voter_node(a)) && up(voter_node(a), NodeId::Broker(*b)) {
+                    r.broker_links.insert((*b, a));
+                }
+            }
+        }
+        r
+    }
+
+    /// The direction voter `from` → voter `to` is up.
+    pub fn sends(&self, from: u32, to: u32) -> bool {
+        self.voter_links.contains(&(from, to))
+    }
+
+    /// Voters `a` and `b` are linked both ways.
+    pub fn talk(&self, a: u32, b: u32) -> bool {
+        self.sends(a, b) && self.sends(b, a)
+    }
+
+    /// Broker `b` runs and is linked both ways with voter `v` (its heartbeats arrive).
+    pub fn contact(&self, b: BrokerId, v: u32) -> bool {
+        self.brokers.get(&b).copied().unwrap_or(false) && self.broker_links.contains(&(b, v))
+    }
+
+    /// Every broker, and whether its process runs.
+    pub fn brokers(&self) -> impl Iterator<Item = (BrokerId, bool)> + '_ {
+        self.brokers.iter().map(|(b, a)| (*b, *a))
+    }
+}
+
+/// A source of random numbers a voter asks for its randomised election timeout
+/// (`QuorumState.randomElectionTimeoutMs`): given `max`, a value in `0..=max`. The world draws
+/// them from its one PRNG when asked, so the order of draws is the handlers' own.
+pub type Draw<'a> = &'a mut dyn FnMut(u64) -> u64;
 
 impl Kraft {
     /// A settled quorum: q1 leads epoch 1; every broker registered and unfenced; every partition
@@ -330,7 +253,11 @@ impl Kraft {
     /// Re-derives every liveness timer after a change of links or processes (implicit
     /// heartbeats: a follower notices a silent leader after the fetch timeout, a leader without a
     /// majority resigns, a broker out of touch with the active controller is fenced).
-    pub fn on_change(&mut self, net: &Network, broker_alive: &BTreeMap<BrokerId, bool>, rng: &mut Rng, out: &mut KOut) {
+    ///
+    /// Returns each voter's effects, in the order the world must apply them (a run's random draws
+    /// and message jitter follow that order).
+    pub fn on_change(&mut self, reach: &Reach, draw: Draw<'_>) -> Vec<(u32, Outbox)> {
+        let mut outs: Vec<(u32, Outbox)> = Vec::new();
         let leaders: Vec<u32> = self.leaders();
         let ids: Vec<u32> = self.voters.keys().copied().collect();
         for id in ids {
@@ -340,68 +267,68 @@ impl Kraft {
             }
             let leader_ok = v.leader.is_some_and(|l| {
                 self.voters.get(&l).is_some_and(|lv| lv.alive && lv.role == Role::Leader && lv.epoch == v.epoch)
-                    && net.both_up(voter_node(id), voter_node(l))
+                    && reach.talk(id, l)
             });
             if !leader_ok && !v.timer_armed {
                 let wait = if v.role == Role::Candidate {
-                    ELECTION_TIMEOUT_MS + rng.up_to(ELECTION_TIMEOUT_MS - 1)
+                    ELECTION_TIMEOUT_MS + draw(ELECTION_TIMEOUT_MS - 1)
                 } else {
                     FETCH_TIMEOUT_MS
                 };
                 let vm = self.voters.get_mut(&id).expect("voter");
                 vm.timer_armed = true;
                 vm.timer_gen += 1;
-                out.push((
-                    voter_node(id),
-                    Effect::Timer { after_ms: wait, timer: Timer::RaftElection { gen: vm.timer_gen } },
-                ));
+                let mut out = Outbox::default();
+                out.timer(wait, Timer::RaftElection { gen: vm.timer_gen });
+                outs.push((id, out));
             }
         }
         // A leader re-sends what a follower it can reach again has not acknowledged.
         for l in leaders.iter().copied() {
-            let reach: BTreeSet<u32> = (1..=VOTERS).filter(|o| net.is_up(voter_node(l), voter_node(*o))).collect();
-            self.replicate_to(l, &reach, out);
+            let to: BTreeSet<u32> = (1..=VOTERS).filter(|o| reach.sends(l, *o)).collect();
+            let mut out = Outbox::default();
+            self.replicate_to(l, &to, &mut out);
+            outs.push((l, out));
         }
         for l in leaders {
-            let reach = self.reachable(net, l);
-            if reach < Self::majority() && !self.quorum_check_armed {
+            if self.reachable(reach, l) < Self::majority() && !self.quorum_check_armed {
                 self.quorum_check_armed = true;
-                out.push((
-                    voter_node(l),
-                    Effect::Timer { after_ms: FETCH_TIMEOUT_MS * 3 / 2, timer: Timer::RaftCheckQuorum },
-                ));
+                let mut out = Outbox::default();
+                out.timer(FETCH_TIMEOUT_MS * 3 / 2, Timer::RaftCheckQuorum);
+                outs.push((l, out));
             }
         }
         if let Some(a) = self.active().map(|a| a.id) {
             let img = self.voters[&a].image.clone();
-            for (b, alive) in broker_alive {
-                let contact = *alive && net.both_up(NodeId::Broker(*b), voter_node(a));
-                if !contact && !img.fenced.contains(b) && self.fence_armed.insert(*b) {
-                    out.push((
-                        voter_node(a),
-                        Effect::Timer { after_ms: BROKER_SESSION_MS, timer: Timer::FenceCheck { broker: *b } },
-                    ));
+            let mut out = Outbox::default();
+            for (b, _) in reach.brokers() {
+                let contact = reach.contact(b, a);
+                if !contact && !img.fenced.contains(&b) && self.fence_armed.insert(b) {
+                    out.timer(BROKER_SESSION_MS, Timer::FenceCheck { broker: b });
                 }
                 if contact
-                    && img.fenced.contains(b)
+                    && img.fenced.contains(&b)
                     && !self.voters[&a].log[self.voters[&a].commit..]
                         .iter()
-                        .any(|e| e.record == Record::UnfenceBroker { broker: *b })
+                        .any(|e| e.record == Record::UnfenceBroker { broker: b })
                 {
-                    self.unfence(a, *b, out);
+                    self.unfence(a, b, &mut out);
                 }
             }
-            self.push_metadata(a, net, broker_alive, out);
+            self.push_metadata(a, reach, &mut out);
+            outs.push((a, out));
         }
+        outs.retain(|(_, out)| !out.effects.is_empty());
+        outs
     }
 
-    fn reachable(&self, net: &Network, l: u32) -> usize {
-        self.voters.values().filter(|v| v.id == l || (v.alive && net.both_up(voter_node(l), voter_node(v.id)))).count()
+    /// Voters leader `l` can count on: itself and each live voter it is linked with both ways.
+    fn reachable(&self, reach: &Reach, l: u32) -> usize {
+        self.voters.values().filter(|v| v.id == l || (v.alive && reach.talk(l, v.id))).count()
     }
 
-    /// A voter's timer fired.
-    pub fn on_timer(&mut self, id: u32, t: &Timer, net: &Network, rng: &mut Rng, out: &mut KOut) {
-        let node = voter_node(id);
+    /// A timer of voter `id` fired; its effects go to `out`.
+    pub fn on_timer(&mut self, id: u32, t: &Timer, reach: &Reach, draw: Draw<'_>, out: &mut Outbox) {
         match t {
             Timer::RaftElection { gen } => {
                 let v = self.voters.get_mut(&id).expect("voter");
@@ -409,7 +336,7 @@ impl Kraft {
                     return;
                 }
                 v.timer_armed = false;
-                let leader_ok = v.leader.is_some_and(|l| net.both_up(node, voter_node(l))) && v.role == Role::Follower;
+                let leader_ok = v.leader.is_some_and(|l| reach.talk(id, l)) && v.role == Role::Follower;
                 let lid = v.leader;
                 if leader_ok && lid.is_some_and(|l| self.voters[&l].alive && self.voters[&l].role == Role::Leader) {
                     return;
@@ -422,49 +349,42 @@ impl Kraft {
                 v.votes = [id].into_iter().collect();
                 let (le, li) = v.last();
                 let epoch = v.epoch;
-                log(out, node, EventKind::ControllerElected, format!("[RaftManager nodeId=q{id}] No leader heard for {FETCH_TIMEOUT_MS} ms: candidate for epoch {epoch} (last log epoch {le}, offset {li})"));
+                out.log(EventKind::ControllerElected, format!("[RaftManager nodeId=q{id}] No leader heard for {FETCH_TIMEOUT_MS} ms: candidate for epoch {epoch} (last log epoch {le}, offset {li})"));
                 for o in 1..=VOTERS {
                     if o != id {
-                        out.push((
-                            node,
-                            Effect::Send {
-                                to: voter_node(o),
-                                payload: Payload::RaftVote {
-                                    epoch,
-                                    candidate: id,
-                                    last_epoch: le,
-                                    last_index: li as u64,
-                                },
-                            },
-                        ));
+                        out.send(
+                            voter_node(o),
+                            Payload::RaftVote { epoch, candidate: id, last_epoch: le, last_index: li as u64 },
+                        );
                     }
                 }
                 let v = self.voters.get_mut(&id).expect("voter");
                 v.timer_armed = true;
                 v.timer_gen += 1;
-                let wait = ELECTION_TIMEOUT_MS + rng.up_to(ELECTION_TIMEOUT_MS - 1);
-                out.push((node, Effect::Timer { after_ms: wait, timer: Timer::RaftElection { gen: v.timer_gen } }));
+                let wait = ELECTION_TIMEOUT_MS + draw(ELECTION_TIMEOUT_MS - 1);
+                out.timer(wait, Timer::RaftElection { gen: v.timer_gen });
             }
             Timer::RaftCheckQuorum => {
                 self.quorum_check_armed = false;
-                let reach = self.reachable(net, id);
+                let n = self.reachable(reach, id);
                 let v = self.voters.get_mut(&id).expect("voter");
-                if v.alive && v.role == Role::Leader && reach < Self::majority() {
+                if v.alive && v.role == Role::Leader && n < Self::majority() {
                     v.role = Role::Unattached;
                     v.leader = None;
-                    log(out, node, EventKind::ControllerResigned, format!("[RaftManager nodeId=q{id}] Resigning as leader of epoch {}: no fetch from a majority of voters within {} ms (check quorum)", v.epoch, FETCH_TIMEOUT_MS * 3 / 2));
+                    out.log(EventKind::ControllerResigned, format!("[RaftManager nodeId=q{id}] Resigning as leader of epoch {}: no fetch from a majority of voters within {} ms (check quorum)", v.epoch, FETCH_TIMEOUT_MS * 3 / 2));
                 }
             }
             Timer::FenceCheck { broker } => {
                 self.fence_armed.remove(broker);
-                // Re-checked by the caller with broker liveness; see `fence_if_silent`.
+                self.fence_if_silent(id, *broker, reach.contact(*broker, id), out);
             }
             _ => {}
         }
     }
 
-    /// The fence timer for `broker` fired at the active controller `id`.
-    pub fn fence_if_silent(&mut self, id: u32, broker: BrokerId, contact: bool, out: &mut KOut) {
+    /// The fence timer for `broker` fired at the active controller `id`
+    /// (`ReplicationControlManager.handleBrokerFenced`).
+    fn fence_if_silent(&mut self, id: u32, broker: BrokerId, contact: bool, out: &mut Outbox) {
         let Some(v) = self.voters.get(&id) else { return };
         if !v.alive || v.role != Role::Leader || contact || v.image.fenced.contains(&broker) {
             return;
@@ -494,16 +414,13 @@ impl Kraft {
                 partition_epoch: p.partition_epoch + 1,
             });
         }
-        log(
-            out,
-            voter_node(id),
-            EventKind::LeaderChange,
+        out.log(EventKind::LeaderChange,
             format!("[QuorumController id=q{id}] Fencing broker {broker}: no heartbeat for {BROKER_SESSION_MS} ms; {} partition change(s) in the same batch", recs.len() - 1),
         );
         self.append(id, recs, out);
     }
 
-    fn unfence(&mut self, id: u32, broker: BrokerId, out: &mut KOut) {
+    fn unfence(&mut self, id: u32, broker: BrokerId, out: &mut Outbox) {
         let img = self.voters[&id].image.clone();
         let mut live = img.live();
         live.insert(broker);
@@ -522,9 +439,7 @@ impl Kraft {
                 }
             }
         }
-        log(
-            out,
-            voter_node(id),
+        out.log(
             EventKind::Info,
             format!(
                 "[QuorumController id=q{id}] Broker {broker} heartbeats again: unfencing it ({} partition election(s))",
@@ -534,7 +449,7 @@ impl Kraft {
         self.append(id, recs, out);
     }
 
-    fn append(&mut self, id: u32, recs: Vec<Record>, out: &mut KOut) {
+    fn append(&mut self, id: u32, recs: Vec<Record>, out: &mut Outbox) {
         let v = self.voters.get_mut(&id).expect("voter");
         let epoch = v.epoch;
         for r in recs {
@@ -545,14 +460,14 @@ impl Kraft {
         self.replicate(id, out);
     }
 
-    fn replicate(&mut self, id: u32, out: &mut KOut) {
+    fn replicate(&mut self, id: u32, out: &mut Outbox) {
         let all: BTreeSet<u32> = (1..=VOTERS).collect();
         self.replicate_to(id, &all, out);
     }
 
     /// Sends each follower in `to` what it has not been sent yet (log entries or a new high
     /// watermark); nothing when it is up to date.
-    fn replicate_to(&mut self, id: u32, to: &BTreeSet<u32>, out: &mut KOut) {
+    fn replicate_to(&mut self, id: u32, to: &BTreeSet<u32>, out: &mut Outbox) {
         let v = self.voters.get_mut(&id).expect("voter");
         for o in 1..=VOTERS {
             if o == id || !to.contains(&o) || v.sent.get(&o) == Some(&(v.log.len(), v.commit)) {
@@ -561,38 +476,29 @@ impl Kraft {
             v.sent.insert(o, (v.log.len(), v.commit));
             let m = v.matched.get(&o).copied().unwrap_or(0).min(v.log.len());
             let prev_epoch = if m == 0 { 0 } else { v.log[m - 1].epoch };
-            out.push((
-                voter_node(id),
-                Effect::Send {
-                    to: voter_node(o),
-                    payload: Payload::RaftAppend {
-                        epoch: v.epoch,
-                        leader: id,
-                        prev_index: m as u64,
-                        prev_epoch,
-                        entries: v.log[m..].to_vec(),
-                        commit: v.commit as u64,
-                    },
+            out.send(
+                voter_node(o),
+                Payload::RaftAppend {
+                    epoch: v.epoch,
+                    leader: id,
+                    prev_index: m as u64,
+                    prev_epoch,
+                    entries: v.log[m..].to_vec(),
+                    commit: v.commit as u64,
                 },
-            ));
+            );
         }
     }
 
     /// Pushes committed records each broker has not seen (standing for brokers' metadata fetches).
-    fn push_metadata(&mut self, id: u32, net: &Network, broker_alive: &BTreeMap<BrokerId, bool>, out: &mut KOut) {
+    fn push_metadata(&mut self, id: u32, reach: &Reach, out: &mut Outbox) {
         let v = self.voters.get_mut(&id).expect("voter");
-        for (b, alive) in broker_alive {
-            let sent = v.sent_to_broker.get(b).copied().unwrap_or(0);
-            if *alive && sent < v.commit && net.both_up(NodeId::Broker(*b), voter_node(id)) {
+        for (b, _) in reach.brokers() {
+            let sent = v.sent_to_broker.get(&b).copied().unwrap_or(0);
+            if sent < v.commit && reach.contact(b, id) {
                 let records: Vec<Record> = v.log[sent..v.commit].iter().map(|e| e.record.clone()).collect();
-                out.push((
-                    voter_node(id),
-                    Effect::Send {
-                        to: NodeId::Broker(*b),
-                        payload: Payload::MetadataRecords { from_offset: sent as u64, records },
-                    },
-                ));
-                v.sent_to_broker.insert(*b, v.commit);
+                out.send(NodeId::Broker(b), Payload::MetadataRecords { from_offset: sent as u64, records });
+                v.sent_to_broker.insert(b, v.commit);
             }
         }
     }
@@ -633,16 +539,7 @@ impl Kraft {
     }
 
     /// A quorum message arrived at voter `id`.
-    pub fn on_message(
-        &mut self,
-        id: u32,
-        from: NodeId,
-        p: Payload,
-        net: &Network,
-        broker_alive: &BTreeMap<BrokerId, bool>,
-        out: &mut KOut,
-    ) {
-        let node = voter_node(id);
+    pub fn on_message(&mut self, id: u32, from: NodeId, p: Payload, reach: &Reach, out: &mut Outbox) {
         let NodeId::Voter(src) = from else { return };
         match p {
             Payload::RaftVote { epoch, candidate, last_epoch, last_index } => {
@@ -657,16 +554,14 @@ impl Kraft {
                     v.voted_for = Some(candidate);
                 }
                 let e = v.epoch;
-                log(
-                    out,
-                    node,
+                out.log(
                     EventKind::Info,
                     format!(
                         "[RaftManager nodeId=q{id}] Vote request from q{candidate} for epoch {epoch}: {}",
                         if granted { "granted" } else { "rejected" }
                     ),
                 );
-                out.push((node, Effect::Send { to: from, payload: Payload::RaftVoteResponse { epoch: e, granted } }));
+                out.send(from, Payload::RaftVoteResponse { epoch: e, granted });
             }
             Payload::RaftVoteResponse { epoch, granted } => {
                 let v = self.voters.get_mut(&id).expect("voter");
@@ -688,9 +583,7 @@ impl Kraft {
                     v.sent_to_broker.clear();
                     let epoch = v.epoch;
                     self.epoch_leaders.entry(epoch).or_default().insert(id);
-                    log(
-                        out,
-                        node,
+                    out.log(
                         EventKind::ControllerElected,
                         format!(
                             "[RaftManager nodeId=q{id}] Elected leader of epoch {epoch} with votes from {:?}",
@@ -704,13 +597,7 @@ impl Kraft {
                 let v = self.voters.get_mut(&id).expect("voter");
                 if epoch < v.epoch {
                     let e = v.epoch;
-                    out.push((
-                        node,
-                        Effect::Send {
-                            to: from,
-                            payload: Payload::RaftAppendResponse { epoch: e, ok: false, matched: 0 },
-                        },
-                    ));
+                    out.send(from, Payload::RaftAppendResponse { epoch: e, ok: false, matched: 0 });
                     return;
                 }
                 if epoch > v.epoch || v.role != Role::Follower || v.leader != Some(leader) {
@@ -722,9 +609,7 @@ impl Kraft {
                     v.leader = Some(leader);
                     v.timer_armed = false;
                     v.timer_gen += 1;
-                    log(
-                        out,
-                        node,
+                    out.log(
                         EventKind::Info,
                         format!("[RaftManager nodeId=q{id}] Following q{leader} in epoch {epoch}"),
                     );
@@ -738,7 +623,7 @@ impl Kraft {
                         if !keeps {
                             v.log.truncate(p.max(v.commit));
                             if truncated > 0 && v.log.len() == p {
-                                log(out, node, EventKind::Info, format!("[RaftManager nodeId=q{id}] Truncated {truncated} uncommitted entries diverging from the leader"));
+                                out.log(EventKind::Info, format!("[RaftManager nodeId=q{id}] Truncated {truncated} uncommitted entries diverging from the leader"));
                             }
                         } else {
                             v.log.truncate(p);
@@ -751,17 +636,12 @@ impl Kraft {
                     v.advance_commit(new_commit);
                 }
                 let (e, m) = (v.epoch, if ok { v.log.len() } else { p.saturating_sub(1).min(v.log.len()) });
-                out.push((
-                    node,
-                    Effect::Send { to: from, payload: Payload::RaftAppendResponse { epoch: e, ok, matched: m as u64 } },
-                ));
+                out.send(from, Payload::RaftAppendResponse { epoch: e, ok, matched: m as u64 });
             }
             Payload::RaftAppendResponse { epoch, ok, matched } => {
                 let v = self.voters.get_mut(&id).expect("voter");
                 if v.observe_epoch(epoch) {
-                    log(
-                        out,
-                        node,
+                    out.log(
                         EventKind::ControllerResigned,
                         format!("[RaftManager nodeId=q{id}] A voter is at epoch {epoch}: stepping down"),
                     );
@@ -784,10 +664,10 @@ impl Kraft {
                     let was_active = v.commit_in_own_epoch();
                     v.advance_commit(hw);
                     if !was_active && v.commit_in_own_epoch() {
-                        log(out, node, EventKind::ControllerElected, format!("[QuorumController id=q{id}] Active controller for epoch {}: its LeaderChange record is committed", v.epoch));
+                        out.log(EventKind::ControllerElected, format!("[QuorumController id=q{id}] Active controller for epoch {}: its LeaderChange record is committed", v.epoch));
                     }
                     self.replicate(id, out);
-                    self.push_metadata(id, net, broker_alive, out);
+                    self.push_metadata(id, reach, out);
                 }
             }
             _ => {}

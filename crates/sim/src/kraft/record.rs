@@ -1,0 +1,140 @@
+//! The KRaft metadata records (`org.apache.kafka.common.metadata`) and the image they fold into
+//! (`MetadataImage`): what the quorum replicates and what brokers learn. Only ids and serde: the
+//! message layer carries these without depending on the quorum.
+use crate::ids::{fmt_ids, BrokerId, TopicPartition};
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+
+/// A metadata record.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum Record {
+    /// `LeaderChangeMessage`: written by each new leader in its own epoch.
+    LeaderChange {
+        /// Leader voter.
+        leader: u32,
+        /// Epoch.
+        epoch: u32,
+    },
+    /// `RegisterBrokerRecord`.
+    RegisterBroker {
+        /// Broker.
+        broker: BrokerId,
+    },
+    /// `BrokerRegistrationChangeRecord(fenced = true)`.
+    FenceBroker {
+        /// Broker.
+        broker: BrokerId,
+    },
+    /// `BrokerRegistrationChangeRecord(fenced = false)`.
+    UnfenceBroker {
+        /// Broker.
+        broker: BrokerId,
+    },
+    /// `PartitionRecord` / `PartitionChangeRecord`: the whole new state.
+    Partition {
+        /// Partition.
+        tp: TopicPartition,
+        /// Replicas.
+        replicas: Vec<BrokerId>,
+        /// ISR.
+        isr: Vec<BrokerId>,
+        /// Leader or -1.
+        leader: BrokerId,
+        /// Leader epoch (bumped iff the leader changes).
+        leader_epoch: i32,
+        /// Partition epoch (bumped on every change).
+        partition_epoch: i32,
+    },
+}
+
+impl Record {
+    /// One line for logs.
+    pub fn describe(&self) -> String {
+        match self {
+            Record::LeaderChange { leader, epoch } => format!("LeaderChange(leader=q{leader}, epoch={epoch})"),
+            Record::RegisterBroker { broker } => format!("RegisterBroker({broker})"),
+            Record::FenceBroker { broker } => format!("BrokerRegistrationChange({broker}, fenced)"),
+            Record::UnfenceBroker { broker } => format!("BrokerRegistrationChange({broker}, unfenced)"),
+            Record::Partition { tp, isr, leader, leader_epoch, .. } => {
+                format!(
+                    "PartitionChange({tp}: leader={leader}, isr=[{}], leader_epoch={leader_epoch})",
+                    fmt_ids(isr.iter().copied())
+                )
+            }
+        }
+    }
+}
+
+/// One log entry.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Entry {
+    /// Epoch it was appended in.
+    pub epoch: u32,
+    /// The record.
+    pub record: Record,
+}
+
+/// A partition in the metadata image.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Part {
+    /// Replicas.
+    pub replicas: Vec<BrokerId>,
+    /// ISR.
+    pub isr: Vec<BrokerId>,
+    /// Leader.
+    pub leader: BrokerId,
+    /// Leader epoch.
+    pub leader_epoch: i32,
+    /// Partition epoch.
+    pub partition_epoch: i32,
+}
+
+/// The metadata image: the fold of the committed log.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct Image {
+    /// Registered brokers.
+    pub registered: BTreeSet<BrokerId>,
+    /// Fenced brokers.
+    pub fenced: BTreeSet<BrokerId>,
+    /// Partitions.
+    pub partitions: BTreeMap<TopicPartition, Part>,
+}
+
+impl Image {
+    /// Applies one record.
+    pub fn apply(&mut self, r: &Record) {
+        match r {
+            Record::LeaderChange { .. } => {}
+            Record::RegisterBroker { broker } => {
+                self.registered.insert(*broker);
+            }
+            Record::FenceBroker { broker } => {
+                self.fenced.insert(*broker);
+            }
+            Record::UnfenceBroker { broker } => {
+                self.fenced.remove(broker);
+            }
+            Record::Partition { tp, replicas, isr, leader, leader_epoch, partition_epoch } => {
+                self.partitions.insert(
+                    tp.clone(),
+                    Part {
+                        replicas: replicas.clone(),
+                        isr: isr.clone(),
+                        leader: *leader,
+                        leader_epoch: *leader_epoch,
+                        partition_epoch: *partition_epoch,
+                    },
+                );
+            }
+        }
+    }
+
+    /// Unfenced registered brokers.
+    pub fn live(&self) -> BTreeSet<BrokerId> {
+        self.registered.difference(&self.fenced).copied().collect()
+    }
+}
