@@ -40,6 +40,23 @@ pub struct LocalPartition {
     pub isr_write_failed_at: Option<i32>,
 }
 
+impl LocalPartition {
+    /// The local state after accepting `info` (`Partition.makeLeader` / `makeFollower`): leader
+    /// when `info` names broker `me`, else a follower of the leader it names.
+    pub fn from_info(info: &PartitionStateInfo, me: BrokerId) -> Self {
+        LocalPartition {
+            leader: info.leader,
+            leader_epoch: info.leader_epoch,
+            isr: info.isr.clone(),
+            zk_version: info.zk_version,
+            controller_epoch: info.controller_epoch,
+            replicas: info.replicas.clone(),
+            is_leader: info.leader == me,
+            isr_write_failed_at: None,
+        }
+    }
+}
+
 /// `MetadataCache`.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct MetadataCache {
@@ -72,6 +89,8 @@ pub struct Broker {
     pub metadata: MetadataCache,
     /// `__consumer_offsets` partitions whose groups this broker coordinates.
     pub owned_offsets_partitions: BTreeSet<u32>,
+    /// An ISR check (`replica.lag.time.max.ms`) is scheduled.
+    pub isr_check_pending: bool,
     started: bool,
 }
 
@@ -89,6 +108,7 @@ impl Broker {
             partitions: BTreeMap::new(),
             metadata: MetadataCache::default(),
             owned_offsets_partitions: BTreeSet::new(),
+            isr_check_pending: false,
             started: false,
         }
     }
@@ -382,19 +402,7 @@ impl Broker {
             }
             let was_leader = self.partitions.get(&p.tp).map(|l| l.is_leader).unwrap_or(false);
             if p.leader == self.id {
-                self.partitions.insert(
-                    p.tp.clone(),
-                    LocalPartition {
-                        leader: self.id,
-                        leader_epoch: p.leader_epoch,
-                        isr: p.isr.clone(),
-                        zk_version: p.zk_version,
-                        controller_epoch: p.controller_epoch,
-                        replicas: p.replicas.clone(),
-                        is_leader: true,
-                        isr_write_failed_at: None,
-                    },
-                );
+                self.partitions.insert(p.tp.clone(), LocalPartition::from_info(&p, self.id));
                 out.log(
                     EventKind::ControlRequest,
                     format!(
@@ -416,19 +424,7 @@ impl Broker {
                     );
                 }
             } else if p.leader != NO_LEADER && self.metadata.alive.contains(&p.leader) {
-                self.partitions.insert(
-                    p.tp.clone(),
-                    LocalPartition {
-                        leader: p.leader,
-                        leader_epoch: p.leader_epoch,
-                        isr: p.isr.clone(),
-                        zk_version: p.zk_version,
-                        controller_epoch: p.controller_epoch,
-                        replicas: p.replicas.clone(),
-                        is_leader: false,
-                        isr_write_failed_at: None,
-                    },
-                );
+                self.partitions.insert(p.tp.clone(), LocalPartition::from_info(&p, self.id));
                 out.log(
                     EventKind::ControlRequest,
                     format!(
@@ -503,6 +499,22 @@ impl Broker {
         true
     }
 
+    /// `KafkaApis` for a consumer's request: FindCoordinator from the metadata cache, JoinGroup and
+    /// Heartbeat from the group coordinator's ownership. Reads only this broker's state.
+    pub fn on_client_request(&self, from: NodeId, payload: Payload, cfg: &Config, out: &mut Outbox) {
+        match payload {
+            Payload::FindCoordinator { group, corr } => {
+                let result = self.find_coordinator(&group, cfg);
+                out.send(from, Payload::FindCoordinatorResponse { corr, result });
+            }
+            Payload::JoinGroup { group, corr } | Payload::Heartbeat { group, corr } => {
+                let error = self.group_error(&group, cfg);
+                out.send(from, Payload::GroupResponse { corr, error });
+            }
+            _ => {}
+        }
+    }
+
     /// `handleFindCoordinatorRequest`, answered from this broker's own metadata cache.
     pub fn find_coordinator(&self, group: &str, cfg: &Config) -> Result<BrokerId, ClientError> {
         let p = coordinator_partition(group, cfg.offsets_partitions);
@@ -520,6 +532,28 @@ impl Broker {
         } else {
             Some(ClientError::NotCoordinator)
         }
+    }
+
+    /// Given which followers fetch now (`in_sync`, observed by the world): when an ISR check is
+    /// due — a follower fell out (after `replica.lag.time.max.ms`, `Partition.maybeShrinkIsr`) or
+    /// caught up (after 1 s, `maybeExpandIsr`) and none is scheduled — its delay. Pure, so the
+    /// world asks every step without copying the broker; [`Broker::schedule_isr_check`] acts.
+    pub fn isr_check_due(&self, in_sync: &dyn Fn(&TopicPartition, BrokerId) -> bool, cfg: &Config) -> Option<u64> {
+        if !self.alive || self.isr_check_pending {
+            return None;
+        }
+        let changes = self.desired_isr(in_sync);
+        if changes.is_empty() {
+            return None;
+        }
+        let shrink = changes.iter().any(|(tp, isr)| isr.len() < self.partitions[tp].isr.len());
+        Some(if shrink { cfg.replica_lag_ms } else { 1000 })
+    }
+
+    /// Schedules the ISR check [`Broker::isr_check_due`] asked for.
+    pub fn schedule_isr_check(&mut self, after_ms: u64, out: &mut Outbox) {
+        self.isr_check_pending = true;
+        out.timer(after_ms, Timer::IsrCheck);
     }
 
     /// The ISR each led partition should have, given which followers are caught up.
@@ -553,6 +587,7 @@ impl Broker {
 
     /// `Partition.maybeShrinkIsr` / `maybeExpandIsr`: write the new ISR with the cached zkVersion.
     pub fn isr_check(&mut self, in_sync: &dyn Fn(&TopicPartition, BrokerId) -> bool, out: &mut Outbox) {
+        self.isr_check_pending = false;
         for (tp, isr) in self.desired_isr(in_sync) {
             let lp = &self.partitions[&tp];
             let data = ZData::PartitionState {

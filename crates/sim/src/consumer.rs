@@ -237,6 +237,25 @@ impl Consumer {
         }
     }
 
+    /// What the world observes of the coordinator now (`healthy`: alive, owning the group's
+    /// partition, reachable): a stable member that is not already waiting notices trouble at its
+    /// next heartbeat (`AbstractCoordinator`'s heartbeat thread, every `HEARTBEAT_MS`).
+    /// Returns the wait until that heartbeat when one is due; pure, so the world asks every step
+    /// without copying the consumer. [`Consumer::schedule_heartbeat`] acts.
+    pub fn heartbeat_due(&self, healthy: bool, now: u64) -> Option<u64> {
+        let waiting = self.heartbeat_scheduled || self.pending.is_some();
+        if healthy || self.status != ConsumerStatus::Stable || waiting || self.coordinator.is_none() {
+            return None;
+        }
+        Some(HEARTBEAT_MS - now % HEARTBEAT_MS)
+    }
+
+    /// Schedules the heartbeat [`Consumer::heartbeat_due`] asked for.
+    pub fn schedule_heartbeat(&mut self, after_ms: u64, out: &mut Outbox) {
+        self.heartbeat_scheduled = true;
+        out.timer(after_ms, Timer::ConsumerHeartbeat);
+    }
+
     /// Timers.
     pub fn on_timer(&mut self, t: &Timer, out: &mut Outbox) {
         match t {

@@ -2,7 +2,7 @@
 //! (`LeaderAndIsrRequest`, `UpdateMetadataRequest`, built by `ControllerBrokerRequestBatch`) and the
 //! consumer's group-coordinator requests.
 use crate::ids::{fmt_ids, BrokerId, NodeId, TopicPartition};
-use crate::zookeeper::{SessionId, WatchEvent, ZkOp, ZkResult};
+use crate::zookeeper::{LeaderIsr, SessionId, WatchEvent, ZkOp, ZkResult};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -25,6 +25,22 @@ pub struct PartitionStateInfo {
     pub controller_epoch: i32,
     /// Assigned replicas.
     pub replicas: Vec<BrokerId>,
+}
+
+impl PartitionStateInfo {
+    /// The request's state for `tp`: the leadership read from (or written to) its state znode at
+    /// `zk_version`, and its assigned replicas.
+    pub fn new(tp: &TopicPartition, state: &LeaderIsr, zk_version: i32, replicas: Vec<BrokerId>) -> Self {
+        PartitionStateInfo {
+            tp: tp.clone(),
+            leader: state.leader,
+            leader_epoch: state.leader_epoch,
+            isr: state.isr.clone(),
+            zk_version,
+            controller_epoch: state.controller_epoch,
+            replicas,
+        }
+    }
 }
 
 /// Answer to a session (re)connect.

@@ -256,9 +256,14 @@ pub struct Summary {
 }
 
 impl World {
+    /// A znode, when the control plane is ZooKeeper.
+    fn znode(&self, path: &str) -> Option<&crate::zookeeper::Znode> {
+        self.zk()?.get(path)
+    }
+
     /// `/controller`'s broker.
     pub fn zk_controller(&self) -> Option<BrokerId> {
-        match self.zk().get("/controller").map(|n| &n.data) {
+        match self.znode("/controller").map(|n| &n.data) {
             Some(ZData::Controller { broker_id, .. }) => Some(*broker_id),
             _ => None,
         }
@@ -271,7 +276,7 @@ impl World {
 
     /// The partition table as ZooKeeper holds it (in `kraft` mode: the committed metadata).
     pub fn partition_views(&self) -> Vec<PartitionView> {
-        if let Some(k) = &self.kraft {
+        if let Some(k) = self.kraft() {
             return k
                 .image()
                 .partitions
@@ -292,7 +297,7 @@ impl World {
             .assignment
             .iter()
             .map(|(tp, replicas)| {
-                let (s, v) = match self.zk().get(&tp.state_path()) {
+                let (s, v) = match self.znode(&tp.state_path()) {
                     Some(n) => match &n.data {
                         ZData::PartitionState { state } => (Some(state.clone()), n.stat.version),
                         _ => (None, n.stat.version),
@@ -354,7 +359,7 @@ impl World {
     pub fn view(&self) -> View {
         let zkc = self.zk_controller();
         let mut nodes = Vec::new();
-        if let Some(k) = &self.kraft {
+        if let Some(k) = self.kraft() {
             for v in k.voters.values() {
                 nodes.push(NodeView {
                     id: NodeId::Voter(v.id),
@@ -372,7 +377,7 @@ impl World {
                 });
             }
         }
-        if self.kraft.is_none() {
+        if self.kraft().is_none() {
             nodes.push(NodeView {
                 id: NodeId::Zk,
                 kind: "zk".into(),
@@ -382,7 +387,7 @@ impl World {
                 session_id: None,
                 zk_controller: false,
                 acting_controller: false,
-                controller_epoch: match self.zk().get("/controller_epoch").map(|n| &n.data) {
+                controller_epoch: match self.znode("/controller_epoch").map(|n| &n.data) {
                     Some(ZData::ControllerEpoch { epoch }) => *epoch,
                     _ => 0,
                 },
@@ -462,7 +467,7 @@ impl World {
             }
         }
         let mut zk_tree: Vec<ZnodeView> = Vec::new();
-        if let Some(k) = &self.kraft {
+        if let Some(k) = self.kraft() {
             let leader = k.voters.values().max_by_key(|v| (v.commit, v.epoch)).expect("voters");
             let from = leader.log.len().saturating_sub(40);
             for (i, e) in leader.log.iter().enumerate().skip(from) {
@@ -479,14 +484,16 @@ impl World {
         }
         let zk_tree_zk = self
             .zk()
-            .nodes()
+            .into_iter()
+            .flat_map(|z| z.nodes())
             .filter(|(p, _)| p.as_str() != "/")
             .map(|(p, n)| ZnodeView {
                 path: p.clone(),
                 data: n.data.to_json(),
                 version: n.stat.version,
                 ephemeral_owner: n.stat.ephemeral_owner.map(|s| {
-                    let owner = self.zk().session(s).map(|x| format!(" ({})", x.owner)).unwrap_or_default();
+                    let owner =
+                        self.zk().and_then(|z| z.session(s)).map(|x| format!(" ({})", x.owner)).unwrap_or_default();
                     format!("0x{s:x}{owner}")
                 }),
             })
@@ -498,7 +505,7 @@ impl World {
             let mut rows = Vec::new();
             if ctx.loaded {
                 for (tp, c) in &ctx.leadership {
-                    let zk = match self.zk().get(&tp.state_path()) {
+                    let zk = match self.znode(&tp.state_path()) {
                         Some(n) => match &n.data {
                             ZData::PartitionState { state } => Some(LeaderView::of(state, n.stat.version)),
                             _ => None,

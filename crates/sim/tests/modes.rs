@@ -162,10 +162,10 @@ fn deleting_controller_is_refused_clearly_when_there_is_none_and_in_kraft() {
     let mut w = World::with_mode(&s, 1, Mode::Legacy).unwrap();
     let first = w.apply(&splitbrain_sim::Command::DeleteController).unwrap();
     assert!(first.line.contains("every broker watching it re-elects"), "{}", first.line);
-    assert!(w.zk().get("/controller").is_none());
+    assert!(w.zk().expect("ZooKeeper").get("/controller").is_none());
     let again = w.apply(&splitbrain_sim::Command::DeleteController).unwrap();
     assert!(again.line.contains("FAULT ignored: /controller does not exist"), "{}", again.line);
     // The brokers re-elect: some broker holds /controller again.
     run_to_end(&mut w);
-    assert!(w.zk().get("/controller").is_some());
+    assert!(w.zk().expect("ZooKeeper").get("/controller").is_some());
 }

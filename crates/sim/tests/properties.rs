@@ -89,9 +89,10 @@ proptest! {
             events.push(e);
             guard += 1;
             prop_assert!(guard < 200_000, "run does not terminate");
-            for (path, n) in w.zk().nodes() {
+            let zk = w.zk().expect("a ZooKeeper mode");
+            for (path, n) in zk.nodes() {
                 if let Some(owner) = n.stat.ephemeral_owner {
-                    prop_assert!(w.zk().is_live(owner), "{path} outlived its session 0x{owner:x}");
+                    prop_assert!(zk.is_live(owner), "{path} outlived its session 0x{owner:x}");
                 }
                 let key = (path.clone(), n.stat.czxid);
                 let v = versions.entry(key).or_insert(n.stat.version);

@@ -91,6 +91,13 @@ pub struct Cached {
     pub zk_version: i32,
 }
 
+impl Cached {
+    /// The `PartitionState` a LeaderAndIsr or UpdateMetadata request carries for it.
+    pub fn info(&self, tp: &TopicPartition, replicas: Vec<BrokerId>) -> crate::message::PartitionStateInfo {
+        crate::message::PartitionStateInfo::new(tp, &self.state, self.zk_version, replicas)
+    }
+}
+
 /// `ControllerContext`: the controller's in-memory snapshot of ZooKeeper.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct ControllerContext {

@@ -19,15 +19,7 @@ impl Controller {
     /// State info for a cached partition.
     fn info(&self, tp: &TopicPartition) -> Option<PartitionStateInfo> {
         let c = self.ctx.leadership.get(tp)?;
-        Some(PartitionStateInfo {
-            tp: tp.clone(),
-            leader: c.state.leader,
-            leader_epoch: c.state.leader_epoch,
-            isr: c.state.isr.clone(),
-            zk_version: c.zk_version,
-            controller_epoch: c.state.controller_epoch,
-            replicas: self.ctx.assignment.get(tp).cloned().unwrap_or_default(),
-        })
+        Some(c.info(tp, self.ctx.assignment.get(tp).cloned().unwrap_or_default()))
     }
 
     /// `addLeaderAndIsrRequestForBrokers`: LeaderAndIsr to `brokers`, UpdateMetadata to all.

@@ -38,19 +38,7 @@ pub fn publish(img: &Image, br: &mut Broker) {
     for (tp, p) in &img.partitions {
         let info = p.info(tp);
         if info.replicas.contains(&b) {
-            br.partitions.insert(
-                tp.clone(),
-                LocalPartition {
-                    leader: info.leader,
-                    leader_epoch: info.leader_epoch,
-                    isr: info.isr.clone(),
-                    zk_version: info.zk_version,
-                    controller_epoch: info.controller_epoch,
-                    replicas: info.replicas.clone(),
-                    is_leader: info.leader == b,
-                    isr_write_failed_at: None,
-                },
-            );
+            br.partitions.insert(tp.clone(), LocalPartition::from_info(&info, b));
         }
         if info.leader == b && tp.topic == OFFSETS_TOPIC {
             br.owned_offsets_partitions.insert(tp.partition);

@@ -1,0 +1,189 @@
+//! The steady state a scenario describes, at time 0: every broker registered and caught up, one
+//! controller with a loaded context, every partition led by its first replica, each consumer
+//! stable in its group. The control plane is built once for the behaviour: ZooKeeper's tree with
+//! its sessions, ephemerals and watches, or a KRaft quorum with every broker's metadata image.
+use super::{ControlPlane, Item, World};
+use crate::alerts;
+use crate::broker::{Broker, LocalPartition};
+use crate::consumer::Consumer;
+use crate::controller::partition_state::PartitionState;
+use crate::controller::replica_state::ReplicaState;
+use crate::controller::{Cached, ControllerContext};
+use crate::ids::{BrokerId, NodeId, TopicPartition};
+use crate::kraft::{self, Kraft};
+use crate::message::PartitionStateInfo;
+use crate::network::Network;
+use crate::rng::Rng;
+use crate::scenario::{Config, Mode, Scenario, ScenarioError, OFFSETS_TOPIC};
+use crate::sched::Queue;
+use crate::zk_client::ConnState;
+use crate::zookeeper::{DataTree, LeaderIsr, SessionId, ZData, ZkOp, ZkServerNode};
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::format;
+use alloc::rc::Rc;
+use alloc::vec::Vec;
+
+impl World {
+    /// Builds the world at time 0 in the steady state the scenario describes, in the scenario's
+    /// [opening mode](Scenario::opening_mode).
+    pub fn new(scenario: &Scenario) -> Result<World, ScenarioError> {
+        Self::with_seed(scenario, scenario.seed)
+    }
+
+    /// Same, with another seed.
+    pub fn with_seed(scenario: &Scenario, seed: u64) -> Result<World, ScenarioError> {
+        Self::with_mode(scenario, seed, scenario.opening_mode(None))
+    }
+
+    /// Same, with another seed and Kafka behaviour.
+    pub fn with_mode(scenario: &Scenario, seed: u64, mode: Mode) -> Result<World, ScenarioError> {
+        let mut cfg = scenario.config()?;
+        cfg.mode = mode;
+        let net = Network::new(&cfg.nodes(), &cfg.latency);
+        let (plane, brokers) =
+            if cfg.behaviour().is_kraft() { kraft_steady_state(&cfg) } else { zookeeper_steady_state(&cfg) };
+        let mut consumers = BTreeMap::new();
+        for c in &cfg.consumers {
+            let p = crate::consumer::coordinator_partition(&c.group, cfg.offsets_partitions);
+            let coordinator = cfg.assignment.get(&TopicPartition::new(OFFSETS_TOPIC, p)).map(|r| r[0]);
+            consumers.insert(
+                c.id,
+                Rc::new(Consumer::stable(c.id, &c.group, cfg.offsets_partitions, coordinator, cfg.brokers.clone())),
+            );
+        }
+        let mut queue = Queue::default();
+        let mut script: Vec<(usize, &crate::scenario::ScriptEntry)> = scenario.script.iter().enumerate().collect();
+        script.sort_by_key(|(i, e)| (e.at_ms, *i));
+        for (_, e) in script {
+            queue.push(e.at_ms, Item::Script(e.command.clone()));
+        }
+        let mut w = World {
+            cfg: Rc::new(cfg),
+            name: scenario.name.clone(),
+            seed,
+            now: 0,
+            step: 0,
+            queue,
+            rng: Rng::new(seed),
+            net: Rc::new(net),
+            plane,
+            brokers,
+            consumers,
+            next_msg: 1,
+            alerts: Vec::new(),
+            divergence: alerts::DivergenceMemo::new(),
+            last_dropped: Vec::new(),
+            last_delivered: None,
+            last_node: None,
+        };
+        w.alerts = w.compute_alerts();
+        Ok(w)
+    }
+}
+
+/// A broker process that is up, registered and started, at incarnation 1.
+fn running_broker(cfg: &Config, b: BrokerId) -> Broker {
+    let mut br = Broker::new(b);
+    br.alive = true;
+    br.incarnation = 1;
+    br.zk.state = ConnState::Connected;
+    br.registered = true;
+    br.set_started();
+    br.controller_epoch = cfg.controller_epoch;
+    br
+}
+
+/// ZooKeeper: `/controller_epoch`, `/isr_change_notification`, every broker's session and
+/// ephemeral registration, `/controller` held by the configured controller, the topics'
+/// assignments and partition states; every broker watches `/controller`, and the controller also
+/// watches `/brokers/ids`, `/isr_change_notification` and `/brokers/topics`, with its context
+/// loaded and both state machines Online.
+fn zookeeper_steady_state(cfg: &Config) -> (ControlPlane, BTreeMap<BrokerId, Rc<Broker>>) {
+    let mut zk = DataTree::new();
+    let epoch = cfg.controller_epoch;
+    zk.seed_node("/controller_epoch", ZData::ControllerEpoch { epoch }, None);
+    zk.seed_version("/controller_epoch", epoch - 1);
+    zk.seed_node("/isr_change_notification", ZData::Empty, None);
+    let mut sessions: BTreeMap<BrokerId, SessionId> = BTreeMap::new();
+    for &b in &cfg.brokers {
+        let s = zk.open_session(NodeId::Broker(b), cfg.session_timeout_ms, 0);
+        sessions.insert(b, s);
+        zk.seed_node(&format!("/brokers/ids/{b}"), ZData::Broker { id: b }, Some(s));
+    }
+    zk.seed_node(
+        "/controller",
+        ZData::Controller { broker_id: cfg.controller, timestamp: 0 },
+        Some(sessions[&cfg.controller]),
+    );
+    for t in &cfg.topics {
+        let partitions = cfg.partitions_of(t).map(|tp| (tp.partition, cfg.assignment[tp].clone())).collect();
+        zk.seed_node(&format!("/brokers/topics/{t}"), ZData::Assignment { partitions }, None);
+    }
+    let mut leadership = BTreeMap::new();
+    for (tp, replicas) in &cfg.assignment {
+        let (le, ver) = cfg.initial[tp];
+        let state = LeaderIsr { leader: replicas[0], leader_epoch: le, isr: replicas.clone(), controller_epoch: epoch };
+        zk.seed_node(&tp.state_path(), ZData::PartitionState { state: state.clone() }, None);
+        zk.seed_version(&tp.state_path(), ver);
+        leadership.insert(tp.clone(), Cached { state, zk_version: ver });
+    }
+    let live: BTreeSet<BrokerId> = cfg.brokers.iter().copied().collect();
+    let infos: BTreeMap<TopicPartition, PartitionStateInfo> =
+        leadership.iter().map(|(tp, c)| (tp.clone(), c.info(tp, cfg.assignment[tp].clone()))).collect();
+    let mut brokers = BTreeMap::new();
+    for &b in &cfg.brokers {
+        let s = sessions[&b];
+        let mut br = running_broker(cfg, b);
+        br.zk.session = Some(s);
+        br.controller.active_id = cfg.controller;
+        let _ = zk.apply(s, &ZkOp::GetData { path: "/controller".into(), watch: true }, 0);
+        if b == cfg.controller {
+            for path in ["/brokers/ids", "/isr_change_notification", "/brokers/topics"] {
+                let _ = zk.apply(s, &ZkOp::GetChildren { path: path.into(), watch: true }, 0);
+            }
+            let ver = zk.get("/controller_epoch").map(|n| n.stat.version).unwrap_or(0);
+            br.controller.ctx = ControllerContext {
+                epoch,
+                epoch_zk_version: ver,
+                live_brokers: live.clone(),
+                assignment: cfg.assignment.clone(),
+                leadership: leadership.clone(),
+                loaded: true,
+            };
+            br.controller.listeners = true;
+            for (tp, replicas) in &cfg.assignment {
+                br.controller.partition_states.insert(tp.clone(), PartitionState::OnlinePartition);
+                for r in replicas {
+                    br.controller.replica_states.insert((tp.clone(), *r), ReplicaState::OnlineReplica);
+                }
+            }
+        }
+        for (tp, _) in cfg.assignment.iter().filter(|(_, r)| r.contains(&b)) {
+            let info = &infos[tp];
+            br.partitions.insert(tp.clone(), LocalPartition::from_info(info, b));
+            if info.leader == b && tp.topic == OFFSETS_TOPIC {
+                br.owned_offsets_partitions.insert(tp.partition);
+            }
+        }
+        br.metadata.alive = live.clone();
+        br.metadata.partitions = infos.clone();
+        brokers.insert(b, Rc::new(br));
+    }
+    (ControlPlane::ZooKeeper(Rc::new(ZkServerNode::new(zk))), brokers)
+}
+
+/// KRaft: the quorum with its committed metadata log, and every broker having published the
+/// image it describes. Brokers hold no ZooKeeper session and run no controller.
+fn kraft_steady_state(cfg: &Config) -> (ControlPlane, BTreeMap<BrokerId, Rc<Broker>>) {
+    let quorum = Kraft::new(cfg);
+    let img = quorum.image().clone();
+    let mut brokers = BTreeMap::new();
+    let mut images = BTreeMap::new();
+    for &b in &cfg.brokers {
+        let mut br = running_broker(cfg, b);
+        kraft::image::publish(&img, &mut br);
+        images.insert(b, img.clone());
+        brokers.insert(b, Rc::new(br));
+    }
+    (ControlPlane::Kraft { quorum: Rc::new(quorum), images }, brokers)
+}

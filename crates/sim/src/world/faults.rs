@@ -1,0 +1,248 @@
+//! Faults applied to the world: network cuts and heals (per direction), latency, crashes and
+//! restarts, a consumer restart, an operator deleting `/controller`. A fault changes the network
+//! or a process, then tells the nodes what they would observe of it — the ZooKeeper server that a
+//! client went silent or is heard again, a broker that its ZooKeeper link is back, a controller
+//! that a broker link healed — and routes what they do. In `kraft` mode a fault naming ZooKeeper
+//! applies to every voter link of the other end.
+use super::{StepLog, World};
+use crate::command::{Command, Direction};
+use crate::effects::Timer;
+use crate::event::EventKind;
+use crate::ids::{BrokerId, NodeId};
+use crate::kraft::{self, Image};
+use crate::zk_client::ConnState;
+use crate::zookeeper::ClientLink;
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::rc::Rc;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+impl World {
+    pub(super) fn zk_views(&self) -> BTreeMap<BrokerId, (bool, bool)> {
+        self.brokers
+            .keys()
+            .map(|b| {
+                let n = NodeId::Broker(*b);
+                (*b, (self.net.is_up(n, NodeId::Zk), self.net.both_up(n, NodeId::Zk)))
+            })
+            .collect()
+    }
+
+    pub(super) fn apply_inner(&mut self, cmd: &Command) -> StepLog {
+        let mut log = StepLog::new(NodeId::Zk, EventKind::Fault, format!("FAULT: {}", cmd.describe()));
+        if let Some(n) = cmd.nodes().first() {
+            log.node = *n;
+        }
+        // Every command reaching here was validated once: by the scenario's config (script,
+        // after_steps), by `schedule`, or by `apply`.
+        log.marks.push(crate::mark::Mark::Fault { command: cmd.clone() });
+        if self.plane.kraft().is_some() {
+            self.apply_kraft(cmd, &mut log);
+            return log;
+        }
+        let before_zk = self.zk_views();
+        let before_links: BTreeMap<(NodeId, NodeId), bool> = self.dir_states();
+        let net = Rc::make_mut(&mut self.net);
+        let mut link_changed = false;
+        match cmd {
+            Command::Cut { a, b, dir } => link_changed = net.cut(*a, *b, *dir).unwrap_or(false),
+            Command::Heal { a, b, dir } => link_changed = net.heal(*a, *b, *dir).unwrap_or(false),
+            Command::Isolate { node } => {
+                for p in net.peers(*node) {
+                    link_changed |= net.cut(*node, p, Direction::Both).unwrap_or(false);
+                }
+            }
+            Command::Rejoin { node } => {
+                for p in net.peers(*node) {
+                    link_changed |= net.heal(*node, p, Direction::Both).unwrap_or(false);
+                }
+            }
+            Command::SetLatency { a, b, ms } => {
+                let _ = net.set_latency(*a, *b, *ms);
+            }
+            Command::Crash { node } => {
+                if let NodeId::Broker(b) = node {
+                    self.crash(*b, &mut log);
+                }
+            }
+            Command::Restart { node } => {
+                if let NodeId::Broker(b) = node {
+                    if self.brokers[b].alive {
+                        self.crash(*b, &mut log);
+                    }
+                    self.with_broker(*b, &mut log, |br, cfg, out| br.start(cfg, out));
+                }
+            }
+            Command::RestartConsumer { node } => {
+                if let NodeId::Client(c) = node {
+                    self.with_consumer(*c, &mut log, |c, out| c.rediscover("Consumer restarted", out));
+                }
+            }
+            Command::DeleteController => {
+                let deleted = self.with_zk(&mut log, |zk, _, links, out| zk.admin_delete("/controller", links, out));
+                if deleted == Some(true) {
+                    log.line = String::from(
+                        "FAULT: delete /controller (an operator, from zookeeper-shell): every broker watching it re-elects",
+                    );
+                } else {
+                    log.line = String::from("FAULT ignored: /controller does not exist (no controller right now)");
+                }
+            }
+        }
+        if link_changed {
+            self.after_link_change(&before_zk, &before_links, &mut log);
+        }
+        log
+    }
+
+    /// `kraft` mode: a fault naming ZooKeeper applies to every voter link of the other end.
+    pub(super) fn apply_kraft(&mut self, cmd: &Command, log: &mut StepLog) {
+        let voters: Vec<NodeId> = self.cfg.voters().map(NodeId::Voter).collect();
+        let expand = |a: NodeId, b: NodeId| -> Vec<(NodeId, NodeId)> {
+            match (a, b) {
+                (NodeId::Zk, o) | (o, NodeId::Zk) => voters.iter().map(|v| (o, *v)).collect(),
+                _ => alloc::vec![(a, b)],
+            }
+        };
+        let net = Rc::make_mut(&mut self.net);
+        match cmd {
+            Command::Cut { a, b, dir } => {
+                for (x, y) in expand(*a, *b) {
+                    let _ = net.cut(x, y, *dir);
+                }
+            }
+            Command::Heal { a, b, dir } => {
+                for (x, y) in expand(*a, *b) {
+                    let _ = net.heal(x, y, *dir);
+                }
+            }
+            Command::Isolate { node } | Command::Rejoin { node } => {
+                let cut = matches!(cmd, Command::Isolate { .. });
+                for p in net.peers(*node) {
+                    let _ = if cut { net.cut(*node, p, Direction::Both) } else { net.heal(*node, p, Direction::Both) };
+                }
+            }
+            Command::SetLatency { a, b, ms } => {
+                for (x, y) in expand(*a, *b) {
+                    let _ = net.set_latency(x, y, *ms);
+                }
+            }
+            Command::Crash { node: NodeId::Broker(b) } | Command::Restart { node: NodeId::Broker(b) } => {
+                let restart = matches!(cmd, Command::Restart { .. });
+                let br = self.broker_mut(*b);
+                br.incarnation += 1;
+                br.alive = restart;
+                if restart {
+                    log.lines.push((
+                        EventKind::Process,
+                        format!("[KafkaServer id={b}] starting (KRaft broker: registers with the active controller)"),
+                    ));
+                    if let Some(images) = self.plane.images_mut() {
+                        images.insert(*b, Image::default());
+                    }
+                    kraft::image::publish(&Image::default(), self.broker_mut(*b));
+                    if let Some(k) = self.plane.kraft_mut() {
+                        k.broker_restarted(*b);
+                    }
+                } else {
+                    log.lines.push((EventKind::Process, format!("[KafkaServer id={b}] process killed")));
+                }
+            }
+            Command::Crash { node: NodeId::Voter(v) } | Command::Restart { node: NodeId::Voter(v) } => {
+                let alive = matches!(cmd, Command::Restart { .. });
+                if let Some(k) = self.plane.kraft_mut() {
+                    k.set_voter_alive(*v, alive);
+                }
+                log.lines.push((
+                    EventKind::Process,
+                    format!("[KafkaRaftServer q{v}] {}", if alive { "starting" } else { "process killed" }),
+                ));
+            }
+            Command::RestartConsumer { node: NodeId::Client(c) } => {
+                self.with_consumer(*c, log, |c, out| c.rediscover("Consumer restarted", out));
+            }
+            Command::DeleteController => {
+                log.line = String::from("FAULT ignored: KRaft has no /controller znode (the quorum elects its leader)")
+            }
+            _ => {}
+        }
+        self.kraft_change(log);
+    }
+
+    pub(super) fn dir_states(&self) -> BTreeMap<(NodeId, NodeId), bool> {
+        let mut m = BTreeMap::new();
+        for l in self.net.links() {
+            m.insert((l.a, l.b), l.a_to_b.up);
+            m.insert((l.b, l.a), l.b_to_a.up);
+        }
+        m
+    }
+
+    pub(super) fn crash(&mut self, b: BrokerId, log: &mut StepLog) {
+        let session = self.brokers[&b].zk.session;
+        {
+            let br = self.broker_mut(b);
+            br.alive = false;
+        }
+        log.lines.push((
+            EventKind::Process,
+            format!("[KafkaServer id={b}] process killed; its ZooKeeper session lives until it times out"),
+        ));
+        if let Some(s) = session {
+            let n = NodeId::Broker(b);
+            self.with_zk(log, |zk, now, _, out| zk.on_client_link(n, s, ClientLink::Silent, now, out));
+        }
+        self.broker_mut(b).isr_check_pending = false;
+    }
+
+    pub(super) fn after_link_change(
+        &mut self,
+        before_zk: &BTreeMap<BrokerId, (bool, bool)>,
+        before: &BTreeMap<(NodeId, NodeId), bool>,
+        log: &mut StepLog,
+    ) {
+        let after_zk = self.zk_views();
+        let ids: Vec<BrokerId> = self.brokers.keys().copied().collect();
+        for b in ids {
+            let (up0, both0) = before_zk[&b];
+            let (up1, both1) = after_zk[&b];
+            let br = &self.brokers[&b];
+            if !br.alive {
+                continue;
+            }
+            let session = br.zk.session;
+            let gen = br.zk.conn_gen;
+            if let (Some(s), true) = (session, up0 != up1) {
+                let change = if up1 { ClientLink::Heard } else { ClientLink::Silent };
+                let n = NodeId::Broker(b);
+                self.with_zk(log, |zk, now, _, out| zk.on_client_link(n, s, change, now, out));
+            }
+            if both0 && !both1 {
+                let t = self.cfg.read_timeout_ms();
+                self.schedule_timer(NodeId::Broker(b), t, Timer::ZkReadTimeout { gen });
+            }
+            if !both0 && both1 {
+                self.with_broker(b, log, |br, cfg, out| br.on_zk_link_restored(cfg, out));
+                // Back within the read timeout: the connection never dropped, so the server
+                // delivers what it held for the session on it (no reconnect will ask for it).
+                let br = &self.brokers[&b];
+                if let (ConnState::Connected, Some(s)) = (br.zk.state, br.zk.session) {
+                    let n = NodeId::Broker(b);
+                    self.with_zk(log, |zk, now, _, out| zk.on_client_link(n, s, ClientLink::Healed, now, out));
+                }
+            }
+        }
+        // Controller requests held on a cut broker–broker link go out again.
+        let after = self.dir_states();
+        for ((from, to), up) in after {
+            if up && !before.get(&(from, to)).copied().unwrap_or(true) {
+                if let (NodeId::Broker(x), NodeId::Broker(y)) = (from, to) {
+                    if self.brokers[&x].alive && self.brokers[&x].controller.held.contains_key(&y) {
+                        self.with_broker(x, log, |br, _, out| br.on_control_link_restored(y, out));
+                    }
+                }
+            }
+        }
+    }
+}

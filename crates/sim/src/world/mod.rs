@@ -1,0 +1,673 @@
+//! The deterministic world (TigerBeetle-simulator style): a virtual clock, one event queue, a seeded
+//! PRNG, the network, ZooKeeper, the brokers and the consumers. [`World::step`] processes exactly
+//! one queued item and returns its [`Event`]; [`World::apply`] injects a [`Command`] now. The fault
+//! injector (scripted faults) sits beside the code under test, in the same queue.
+mod build;
+mod control_plane;
+mod faults;
+mod step_log;
+
+pub use control_plane::ControlPlane;
+use step_log::StepLog;
+
+use crate::alerts::{self, Alert};
+use crate::broker::Broker;
+use crate::command::{Command, CommandError};
+use crate::consumer::Consumer;
+use crate::effects::{Effect, Outbox, Timer};
+use crate::event::{Event, EventKind};
+use crate::ids::{BrokerId, NodeId, TopicPartition};
+use crate::kraft::{self, Kraft};
+use crate::message::{Message, Payload};
+use crate::network::Network;
+use crate::rng::Rng;
+use crate::scenario::{Config, Mode};
+use crate::sched::Queue;
+use crate::zookeeper::{result_summary, ClientLinks, DataTree, SessionId, ZkServerNode};
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::format;
+use alloc::rc::Rc;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// A queued happening.
+#[derive(Clone, Debug)]
+pub enum Item {
+    /// A message arrives.
+    Deliver(Message),
+    /// A timer fires on a node (ignored if the node restarted since).
+    Timer {
+        /// Node.
+        node: NodeId,
+        /// Incarnation it was set in.
+        incarnation: u64,
+        /// The timer.
+        timer: Timer,
+    },
+    /// A scripted fault.
+    Script(Command),
+}
+
+/// The simulation.
+#[derive(Clone, Debug)]
+pub struct World {
+    pub(crate) cfg: Rc<Config>,
+    pub(crate) name: String,
+    pub(crate) seed: u64,
+    pub(crate) now: u64,
+    pub(crate) step: u64,
+    pub(crate) queue: Queue<Item>,
+    rng: Rng,
+    pub(crate) net: Rc<Network>,
+    /// ZooKeeper, or the KRaft quorum.
+    pub(crate) plane: ControlPlane,
+    pub(crate) brokers: BTreeMap<BrokerId, Rc<Broker>>,
+    pub(crate) consumers: BTreeMap<u32, Rc<Consumer>>,
+    next_msg: u64,
+    pub(crate) alerts: Vec<Alert>,
+    /// The cache-divergence findings the alerts were last computed with.
+    divergence: alerts::DivergenceMemo,
+    /// Messages dropped in the last step (for drawing).
+    pub(crate) last_dropped: Vec<Message>,
+    /// The message delivered in the last step (for drawing).
+    pub(crate) last_delivered: Option<Message>,
+    last_node: Option<NodeId>,
+}
+
+impl World {
+    /// Virtual time, ms.
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    /// Steps taken.
+    pub fn step_count(&self) -> u64 {
+        self.step
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// The Kafka behaviour.
+    pub fn mode(&self) -> Mode {
+        self.cfg.mode
+    }
+
+    /// The seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The scenario name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Active alerts.
+    pub fn alerts(&self) -> &[Alert] {
+        &self.alerts
+    }
+
+    /// ZooKeeper's data tree and sessions.
+    pub fn zk(&self) -> Option<&DataTree> {
+        self.plane.zk()
+    }
+
+    /// A broker.
+    pub fn broker(&self, id: BrokerId) -> Option<&Broker> {
+        self.brokers.get(&id).map(|b| &**b)
+    }
+
+    /// All brokers.
+    pub fn brokers(&self) -> impl Iterator<Item = &Broker> {
+        self.brokers.values().map(|b| &**b)
+    }
+
+    /// All consumers.
+    pub fn consumers(&self) -> impl Iterator<Item = &Consumer> {
+        self.consumers.values().map(|c| &**c)
+    }
+
+    /// The quorum, in `kraft` mode.
+    pub fn kraft(&self) -> Option<&Kraft> {
+        self.plane.kraft()
+    }
+
+    /// The network.
+    pub fn network(&self) -> &Network {
+        &self.net
+    }
+
+    /// Queued items (messages in flight, timers, scripted faults).
+    pub fn queued(&self) -> impl Iterator<Item = (u64, &Item)> {
+        self.queue.iter()
+    }
+
+    /// The node of the last step.
+    pub fn last_node(&self) -> Option<NodeId> {
+        self.last_node
+    }
+
+    /// Time of the next queued item.
+    pub fn next_time(&self) -> Option<u64> {
+        self.queue.peek_time()
+    }
+
+    /// Queues a fault at `at_ms` (not before now), as a scripted fault; extends the end if needed.
+    pub fn schedule(&mut self, at_ms: u64, cmd: Command) -> Result<(), String> {
+        self.check_command(&cmd)?;
+        let at = at_ms.max(self.now);
+        self.queue.push(at, Item::Script(cmd));
+        Ok(())
+    }
+
+    /// Moves the end of the run.
+    pub fn set_end(&mut self, end_ms: u64) {
+        Rc::make_mut(&mut self.cfg).end_ms = end_ms;
+    }
+
+    /// Links that are cut in at least one direction.
+    pub fn cut_links(&self) -> Vec<(NodeId, NodeId)> {
+        self.net.links().filter(|l| !l.a_to_b.up || !l.b_to_a.up).map(|l| (l.a, l.b)).collect()
+    }
+
+    /// Faults placed by step number ([`crate::scenario::Scenario::after_steps`]) that the run has
+    /// not reached yet; once it is [`finished`](World::finished) they will never apply, and a
+    /// caller should say so rather than drop them silently.
+    pub fn unreached_step_faults(&self) -> Vec<(u64, Command)> {
+        self.cfg.after_steps.iter().filter(|(s, _)| *s > self.step).cloned().collect()
+    }
+
+    /// True when nothing more will happen before the scenario's end.
+    pub fn finished(&self) -> bool {
+        let step_fault_due = self.cfg.after_steps.binary_search_by_key(&self.step, |(s, _)| *s).is_ok();
+        !step_fault_due && self.queue.peek_time().map(|t| t > self.cfg.end_ms).unwrap_or(true)
+    }
+
+    /// Processes the next queued item, unless it lies past the scenario's end.
+    pub fn step(&mut self) -> Option<Event> {
+        self.step_until(self.cfg.end_ms)
+    }
+
+    /// Processes the next queued item if it is due at or before `until_ms`.
+    pub fn step_until(&mut self, until_ms: u64) -> Option<Event> {
+        // A fault placed by step number (a playground export) comes first, whatever the time.
+        if let Ok(i) = self.cfg.after_steps.binary_search_by_key(&self.step, |(s, _)| *s) {
+            let cmd = self.cfg.after_steps[i].1.clone();
+            return self.apply(&cmd).ok();
+        }
+        let t = self.queue.peek_time()?;
+        if t > until_ms {
+            return None;
+        }
+        let (t, item) = self.queue.pop()?;
+        self.now = t.max(self.now);
+        self.last_dropped.clear();
+        self.last_delivered = None;
+        let log = match item {
+            Item::Script(cmd) => self.apply_inner(&cmd),
+            Item::Deliver(m) => self.deliver(m),
+            Item::Timer { node, incarnation, timer } => self.fire(node, incarnation, timer),
+        };
+        Some(self.finish_step(log))
+    }
+
+    /// Applies a command now, as its own step. Fails (changing nothing) if the command is impossible.
+    pub fn apply(&mut self, cmd: &Command) -> Result<Event, String> {
+        self.check_command(cmd)?;
+        self.last_dropped.clear();
+        self.last_delivered = None;
+        let log = self.apply_inner(cmd);
+        Ok(self.finish_step(log))
+    }
+
+    /// Whether a command can be applied to this cluster.
+    pub fn check_command(&self, cmd: &Command) -> Result<(), String> {
+        let known = |n: NodeId| match n {
+            NodeId::Zk => true,
+            NodeId::Broker(b) => self.brokers.contains_key(&b),
+            NodeId::Client(c) => self.consumers.contains_key(&c),
+            NodeId::Voter(v) => self.plane.kraft().is_some_and(|k| k.voters.contains_key(&v)),
+        };
+        cmd.validate(&known).map_err(|e| match e {
+            CommandError::UnknownNode(n) => format!("unknown node {n} in '{}'", cmd.describe()),
+            CommandError::Invalid(m) => m,
+        })
+    }
+
+    fn finish_step(&mut self, mut log: StepLog) -> Event {
+        self.post_step(&mut log);
+        self.step += 1;
+        let mut ev = log.finish(self.step, self.now);
+        self.last_node = Some(ev.node);
+        let new_alerts = self.compute_alerts();
+        for a in &new_alerts {
+            if !self.alerts.iter().any(|o| o.key == a.key) {
+                ev.alerts_raised.push(a.message.clone());
+            }
+        }
+        for o in &self.alerts {
+            if !new_alerts.iter().any(|a| a.key == o.key) {
+                ev.alerts_cleared.push(o.message.clone());
+            }
+        }
+        self.alerts = new_alerts;
+        ev
+    }
+
+    fn compute_alerts(&mut self) -> Vec<Alert> {
+        match &self.plane {
+            ControlPlane::Kraft { quorum, .. } => alerts::check_kraft(quorum, self.consumers.values()),
+            ControlPlane::ZooKeeper(zk) => {
+                alerts::check(zk.tree(), self.brokers.values(), self.consumers.values(), &mut self.divergence)
+            }
+        }
+    }
+
+    fn broker_mut(&mut self, id: BrokerId) -> &mut Broker {
+        Rc::make_mut(self.brokers.get_mut(&id).expect("known broker"))
+    }
+
+    fn incarnation(&self, n: NodeId) -> u64 {
+        match n {
+            NodeId::Broker(b) => self.brokers.get(&b).map(|b| b.incarnation).unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    fn schedule_timer(&mut self, node: NodeId, after_ms: u64, timer: Timer) {
+        let incarnation = self.incarnation(node);
+        self.queue.push(self.now + after_ms, Item::Timer { node, incarnation, timer });
+    }
+
+    fn send(&mut self, from: NodeId, to: NodeId, payload: Payload, log: &mut StepLog) {
+        let (latency, link_gen) = if from == to {
+            (0, 0)
+        } else {
+            match (self.net.link(from, to), self.net.dir(from, to)) {
+                (Some(l), Some(d)) => (l.latency_ms + self.rng.up_to(self.cfg.latency.jitter_ms), d.gen),
+                _ => return,
+            }
+        };
+        let id = self.next_msg;
+        self.next_msg += 1;
+        let m = Message {
+            id,
+            from,
+            to,
+            sent_ms: self.now,
+            deliver_ms: self.now + latency,
+            link_gen,
+            incarnation: self.incarnation(to),
+            payload,
+        };
+        if matches!(m.payload.category(), "control" | "watch")
+            || matches!(m.payload, Payload::ZkRequest { ref op, .. } if op.is_write())
+        {
+            log.lines.push((EventKind::Info, format!("{from} → {to}: {}", m.payload.label())));
+        }
+        self.queue.push(m.deliver_ms, Item::Deliver(m));
+    }
+
+    fn route(&mut self, node: NodeId, out: Outbox, log: &mut StepLog) {
+        if let Some((kind, line)) = out.headline {
+            log.kind = kind;
+            log.line = line;
+        }
+        for e in out.effects {
+            match e {
+                Effect::Send { to, payload } => self.send(node, to, payload, log),
+                Effect::Timer { after_ms, timer } => self.schedule_timer(node, after_ms, timer),
+                Effect::Log { kind, line } => log.lines.push((kind, line)),
+                Effect::Mark(m) => log.marks.push(m),
+            }
+        }
+    }
+
+    fn with_broker(&mut self, id: BrokerId, log: &mut StepLog, f: impl FnOnce(&mut Broker, &Config, &mut Outbox)) {
+        let cfg = self.cfg.clone();
+        let mut out = Outbox::default();
+        {
+            let b = self.broker_mut(id);
+            f(b, &cfg, &mut out);
+            b.controller_run(&cfg, &mut out);
+        }
+        self.route(NodeId::Broker(id), out, log);
+    }
+
+    fn with_consumer(&mut self, id: u32, log: &mut StepLog, f: impl FnOnce(&mut Consumer, &mut Outbox)) {
+        let mut out = Outbox::default();
+        if let Some(c) = self.consumers.get_mut(&id) {
+            f(Rc::make_mut(c), &mut out);
+        }
+        self.route(NodeId::Client(id), out, log);
+    }
+
+    /// Runs a ZooKeeper server handler, with what the server can observe of its clients now, and
+    /// routes its effects (`None` when the control plane is not ZooKeeper).
+    fn with_zk<R>(
+        &mut self,
+        log: &mut StepLog,
+        f: impl FnOnce(&mut ZkServerNode, u64, &dyn ClientLinks, &mut Outbox) -> R,
+    ) -> Option<R> {
+        let mut out = Outbox::default();
+        let links = ZkLinks { net: &self.net, brokers: &self.brokers };
+        let r = f(self.plane.zk_node_mut()?, self.now, &links, &mut out);
+        self.route(NodeId::Zk, out, log);
+        Some(r)
+    }
+
+    fn broker_liveness(&self) -> BTreeMap<BrokerId, bool> {
+        self.brokers.iter().map(|(id, b)| (*id, b.alive)).collect()
+    }
+
+    /// Who can talk to whom among the voters and brokers, as the quorum learns it.
+    fn kraft_reach(&self) -> kraft::Reach {
+        kraft::Reach::new(self.cfg.voters(), &self.broker_liveness(), |a, b| self.net.is_up(a, b))
+    }
+
+    /// Re-derives the quorum's liveness timers after any change.
+    fn kraft_change(&mut self, log: &mut StepLog) {
+        if self.plane.kraft().is_none() {
+            return;
+        }
+        let reach = self.kraft_reach();
+        let Some(k) = self.plane.kraft_mut() else { return };
+        let rng = &mut self.rng;
+        let outs = k.on_change(&reach, &mut |max| rng.up_to(max));
+        for (v, out) in outs {
+            self.route(NodeId::Voter(v), out, log);
+        }
+    }
+
+    // ---- delivery -----------------------------------------------------------------------------
+
+    fn drop_reason(&self, m: &Message) -> Option<String> {
+        if m.from != m.to {
+            match self.net.dir(m.from, m.to) {
+                Some(d) if d.up && d.gen == m.link_gen => {}
+                _ => return Some(format!("link {} → {} is cut", m.from, m.to)),
+            }
+        }
+        if let NodeId::Broker(b) = m.to {
+            let br = &self.brokers[&b];
+            if !br.alive || br.incarnation != m.incarnation {
+                return Some(format!("broker {b} is down"));
+            }
+        }
+        if let (NodeId::Voter(v), Some(k)) = (m.to, self.plane.kraft()) {
+            if !k.voters.get(&v).is_some_and(|x| x.alive) {
+                return Some(format!("controller q{v} is down"));
+            }
+        }
+        None
+    }
+
+    fn deliver(&mut self, m: Message) -> StepLog {
+        let label = m.payload.label();
+        if let Some(reason) = self.drop_reason(&m) {
+            let mut log = StepLog::new(
+                m.to,
+                EventKind::MessageDropped,
+                format!("DROPPED {} → {}: {label} ({reason})", m.from, m.to),
+            );
+            log.from = Some(m.from);
+            log.message = Some(m.payload.category());
+            self.on_dropped(&m, &mut log);
+            self.last_dropped.push(m);
+            return log;
+        }
+        self.last_delivered = Some(m.clone());
+        let mut log = StepLog::new(m.to, EventKind::Info, format!("{} ← {}: {label}", m.to, m.from));
+        log.from = Some(m.from);
+        log.message = Some(m.payload.category());
+        match m.to {
+            NodeId::Voter(v) => {
+                log.kind = EventKind::ZkRequest;
+                let reach = self.kraft_reach();
+                let mut out = Outbox::default();
+                if let Some(k) = self.plane.kraft_mut() {
+                    k.on_message(v, m.from, m.payload, &reach, &mut out);
+                }
+                self.route(NodeId::Voter(v), out, &mut log);
+                self.kraft_change(&mut log);
+            }
+            NodeId::Broker(b) if matches!(m.payload, Payload::MetadataRecords { .. }) => {
+                log.kind = EventKind::ControlRequest;
+                if let Payload::MetadataRecords { from_offset, records } = m.payload {
+                    let mut img = self.plane.images_mut().and_then(|i| i.remove(&b)).unwrap_or_default();
+                    let applied = kraft::image::apply_records(&mut img, self.broker_mut(b), from_offset, &records);
+                    if let Some(images) = self.plane.images_mut() {
+                        images.insert(b, img);
+                    }
+                    log.line = applied.line;
+                    if let Some(line) = applied.coordinator {
+                        log.lines.push((EventKind::Info, line));
+                    }
+                }
+            }
+            NodeId::Zk => self.deliver_to_zk(m, &mut log),
+            NodeId::Broker(b) => self.deliver_to_broker(b, m, &mut log),
+            NodeId::Client(c) => {
+                let from = m.from;
+                log.kind = EventKind::Consumer;
+                self.with_consumer(c, &mut log, |c, out| c.on_message(from, m.payload, out));
+            }
+        }
+        log
+    }
+
+    fn on_dropped(&mut self, m: &Message, log: &mut StepLog) {
+        match (&m.payload, m.from, m.to) {
+            (Payload::RaftAppend { .. }, NodeId::Voter(l), NodeId::Voter(f)) => {
+                if let Some(k) = self.plane.kraft_mut() {
+                    k.append_lost(l, f);
+                }
+            }
+            (Payload::MetadataRecords { from_offset, .. }, NodeId::Voter(v), NodeId::Broker(b)) => {
+                if let Some(k) = self.plane.kraft_mut() {
+                    k.metadata_lost(v, b, *from_offset as usize);
+                }
+            }
+            (Payload::ZkRequest { session, xid, .. }, NodeId::Broker(b), _)
+            | (Payload::ZkResponse { session, xid, .. }, _, NodeId::Broker(b)) => {
+                let (b, s, x) = (b, *session, *xid);
+                if self.brokers[&b].alive && self.brokers[&b].zk.session == Some(s) {
+                    self.broker_mut(b).zk.lost(x);
+                }
+            }
+            (Payload::ZkWatch { event }, _, _) => {
+                self.with_zk(log, |zk, _, _, out| zk.on_watch_undelivered(event, out));
+            }
+            (Payload::LeaderAndIsr { .. } | Payload::UpdateMetadata { .. }, NodeId::Broker(x), NodeId::Broker(y)) => {
+                let alive_target = self.brokers[&y].alive && self.brokers[&y].incarnation == m.incarnation;
+                let sender = &self.brokers[&x];
+                if alive_target && sender.alive && sender.is_active() && sender.controller.ctx.live_brokers.contains(&y)
+                {
+                    self.broker_mut(x).controller.hold(y, m.payload.clone());
+                    log.lines.push((
+                        EventKind::Info,
+                        format!("controller {x} will resend it when the link heals (RequestSendThread retries)"),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn deliver_to_zk(&mut self, m: Message, log: &mut StepLog) {
+        log.node = NodeId::Zk;
+        log.kind = EventKind::ZkRequest;
+        self.with_zk(log, |zk, now, links, out| zk.on_message(m.from, m.payload, now, links, out));
+    }
+
+    fn deliver_to_broker(&mut self, b: BrokerId, m: Message, log: &mut StepLog) {
+        let from = m.from;
+        match m.payload {
+            Payload::ZkConnectResponse { result } => {
+                log.kind = EventKind::ZkSession;
+                self.with_broker(b, log, |br, cfg, out| br.on_zk_connect_response(result, cfg, out));
+            }
+            Payload::ZkResponse { session, xid, result } => {
+                log.kind = EventKind::ZkResponse;
+                log.line = format!("{} ← zk: {}", NodeId::Broker(b), result_summary(&result));
+                self.with_broker(b, log, |br, cfg, out| br.on_zk_response(session, xid, result, cfg, out));
+            }
+            Payload::ZkWatch { event } => {
+                log.kind = EventKind::ZkWatch;
+                self.with_broker(b, log, |br, cfg, out| br.on_watch(event, cfg, out));
+            }
+            Payload::LeaderAndIsr { controller_id, controller_epoch, partitions } => {
+                log.kind = EventKind::ControlRequest;
+                self.with_broker(b, log, |br, _, out| {
+                    br.on_leader_and_isr(controller_id, controller_epoch, partitions, out);
+                });
+            }
+            Payload::UpdateMetadata { controller_id, controller_epoch, live_brokers, partitions } => {
+                log.kind = EventKind::ControlRequest;
+                self.with_broker(b, log, |br, _, out| {
+                    br.on_update_metadata(controller_id, controller_epoch, live_brokers, partitions, out);
+                });
+            }
+            payload @ (Payload::FindCoordinator { .. } | Payload::JoinGroup { .. } | Payload::Heartbeat { .. }) => {
+                log.kind = EventKind::Consumer;
+                let mut out = Outbox::default();
+                self.brokers[&b].on_client_request(from, payload, &self.cfg, &mut out);
+                self.route(NodeId::Broker(b), out, log);
+            }
+            _ => {}
+        }
+    }
+
+    // ---- timers -------------------------------------------------------------------------------
+
+    fn fire(&mut self, node: NodeId, incarnation: u64, timer: Timer) -> StepLog {
+        let mut log = StepLog::new(node, EventKind::Info, format!("{node}: timer {timer:?}"));
+        match node {
+            NodeId::Zk => {
+                self.with_zk(&mut log, |zk, now, links, out| zk.on_timer(&timer, now, links, out));
+            }
+            NodeId::Broker(b) => {
+                let br = &self.brokers[&b];
+                if !br.alive || br.incarnation != incarnation {
+                    log.line = format!("{node}: timer {timer:?} (process gone, ignored)");
+                    return log;
+                }
+                match timer {
+                    Timer::ZkReadTimeout { .. } if self.net.both_up(node, NodeId::Zk) => {
+                        log.line = format!("{node}: ZooKeeper read-timeout check: the link is back, still connected");
+                    }
+                    Timer::IsrCheck => {
+                        log.line = format!("{node}: ISR check (replica.lag.time.max.ms)");
+                        let in_sync = self.in_sync_fn(b);
+                        self.with_broker(b, &mut log, |br, _, out| br.isr_check(&in_sync, out));
+                    }
+                    t => {
+                        log.line = format!("{node}: ZooKeeper read timeout ({} ms)", self.cfg.read_timeout_ms());
+                        self.with_broker(b, &mut log, |br, _, out| br.on_timer(&t, out));
+                    }
+                }
+            }
+            NodeId::Voter(v) => {
+                log.line = format!("{node}: timer {timer:?}");
+                let reach = self.kraft_reach();
+                let mut out = Outbox::default();
+                if let Some(k) = self.plane.kraft_mut() {
+                    let rng = &mut self.rng;
+                    k.on_timer(v, &timer, &reach, &mut |max| rng.up_to(max), &mut out);
+                }
+                self.route(node, out, &mut log);
+                self.kraft_change(&mut log);
+            }
+            NodeId::Client(c) => {
+                log.kind = EventKind::Consumer;
+                log.line = match &timer {
+                    Timer::ConsumerRetry => format!("{node}: retry backoff elapsed"),
+                    Timer::ConsumerHeartbeat => format!("{node}: heartbeat due"),
+                    Timer::ConsumerTimeout { .. } => format!("{node}: request timeout"),
+                    other => format!("{node}: timer {other:?}"),
+                };
+                self.with_consumer(c, &mut log, |c, out| c.on_timer(&timer, out));
+            }
+        }
+        log
+    }
+
+    /// Is follower `r` fetching from `leader` for `tp` (alive, linked both ways, following it)?
+    fn in_sync(&self, leader: BrokerId, tp: &TopicPartition, r: BrokerId) -> bool {
+        self.brokers.get(&r).is_some_and(|b| {
+            b.alive
+                && b.partitions.get(tp).is_some_and(|p| !p.is_leader && p.leader == leader)
+                && self.net.both_up(NodeId::Broker(leader), NodeId::Broker(r))
+        })
+    }
+
+    /// `in_sync` for every replica of the partitions `leader` leads, as an owned predicate.
+    fn in_sync_fn(&self, leader: BrokerId) -> impl Fn(&TopicPartition, BrokerId) -> bool {
+        let mut yes: BTreeSet<(TopicPartition, BrokerId)> = BTreeSet::new();
+        for (tp, p) in self.brokers[&leader].partitions.iter().filter(|(_, p)| p.is_leader) {
+            for r in &p.replicas {
+                if self.in_sync(leader, tp, *r) {
+                    yes.insert((tp.clone(), *r));
+                }
+            }
+        }
+        move |tp: &TopicPartition, r: BrokerId| yes.contains(&(tp.clone(), r))
+    }
+
+    /// After every step the world tells the nodes what they would observe now: each consumer
+    /// whether its coordinator is healthy, each partition leader which followers fetch from it.
+    /// The nodes decide what to do about it.
+    fn post_step(&mut self, log: &mut StepLog) {
+        let ids: Vec<u32> = self.consumers.keys().copied().collect();
+        for id in ids {
+            let c = &self.consumers[&id];
+            let Some(coord) = c.coordinator else { continue };
+            let healthy = self
+                .brokers
+                .get(&coord)
+                .map(|b| b.alive && b.owned_offsets_partitions.contains(&c.partition))
+                .unwrap_or(false)
+                && self.net.both_up(NodeId::Client(id), NodeId::Broker(coord));
+            if let Some(wait) = c.heartbeat_due(healthy, self.now) {
+                self.with_consumer(id, log, |c, out| c.schedule_heartbeat(wait, out));
+            }
+        }
+        if self.plane.kraft().is_some() {
+            return;
+        }
+        let ids: Vec<BrokerId> = self.brokers.keys().copied().collect();
+        for b in ids {
+            let due = self.brokers[&b].isr_check_due(&|tp, r| self.in_sync(b, tp, r), &self.cfg);
+            if let Some(wait) = due {
+                let mut out = Outbox::default();
+                self.broker_mut(b).schedule_isr_check(wait, &mut out);
+                self.route(NodeId::Broker(b), out, log);
+            }
+        }
+    }
+}
+
+/// What the ZooKeeper server can observe of its clients, read from the network and the brokers.
+struct ZkLinks<'a> {
+    net: &'a Network,
+    brokers: &'a BTreeMap<BrokerId, Rc<Broker>>,
+}
+
+impl ClientLinks for ZkLinks<'_> {
+    fn reachable(&self, client: NodeId) -> bool {
+        self.net.both_up(client, NodeId::Zk)
+    }
+
+    fn pinging(&self, client: NodeId, session: SessionId) -> bool {
+        match client {
+            NodeId::Broker(b) => {
+                self.brokers.get(&b).is_some_and(|br| br.alive && br.zk.session == Some(session))
+                    && self.net.is_up(client, NodeId::Zk)
+            }
+            _ => false,
+        }
+    }
+}

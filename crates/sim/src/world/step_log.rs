@@ -1,0 +1,76 @@
+//! One step's log: the lines, marks and the main line a step writes, picked into its [`Event`].
+use crate::event::{Event, EventKind};
+use crate::ids::NodeId;
+use crate::mark::Mark;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// Collects the lines of one step and picks the main one.
+pub(crate) struct StepLog {
+    pub(crate) node: NodeId,
+    pub(crate) from: Option<NodeId>,
+    pub(crate) message: Option<&'static str>,
+    pub(crate) kind: EventKind,
+    pub(crate) line: String,
+    pub(crate) lines: Vec<(EventKind, String)>,
+    pub(crate) marks: Vec<Mark>,
+}
+
+fn priority(k: EventKind) -> u8 {
+    match k {
+        EventKind::ControllerElected | EventKind::ControllerResigned => 10,
+        EventKind::LeaderChange => 9,
+        EventKind::SessionExpired => 8,
+        EventKind::ZkSession => 7,
+        EventKind::IsrChange => 6,
+        EventKind::ControlRejected => 5,
+        EventKind::Consumer => 5,
+        EventKind::Fault => 5,
+        EventKind::Process => 4,
+        EventKind::ControlRequest => 3,
+        EventKind::Info => 2,
+        _ => 1,
+    }
+}
+
+impl StepLog {
+    pub(crate) fn new(node: NodeId, kind: EventKind, line: String) -> Self {
+        StepLog { node, from: None, message: None, kind, line, lines: Vec::new(), marks: Vec::new() }
+    }
+    pub(crate) fn finish(self, step: u64, time_ms: u64) -> Event {
+        let best = self
+            .lines
+            .iter()
+            .enumerate()
+            .filter(|(_, (k, _))| priority(*k) > priority(self.kind))
+            .max_by_key(|(i, (k, _))| (priority(*k), usize::MAX - *i))
+            .map(|(i, _)| i);
+        let mut details = Vec::new();
+        let (kind, line) = match best {
+            Some(i) => {
+                details.push(self.line);
+                let mut lines = self.lines;
+                let (k, l) = lines.remove(i);
+                details.extend(lines.into_iter().map(|(_, l)| l));
+                (k, l)
+            }
+            None => {
+                details.extend(self.lines.into_iter().map(|(_, l)| l));
+                (self.kind, self.line)
+            }
+        };
+        Event {
+            step,
+            time_ms,
+            node: self.node,
+            from: self.from,
+            message: self.message.map(String::from),
+            kind,
+            line,
+            details,
+            alerts_raised: Vec::new(),
+            alerts_cleared: Vec::new(),
+            marks: self.marks,
+        }
+    }
+}
