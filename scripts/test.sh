@@ -158,6 +158,7 @@ stage_native_tests() {
   need_workspace
   native_env
   x cargo test --workspace --exclude splitbrain-app
+  x python3 scripts/check-structure.py
 }
 
 stage_no_std() {
