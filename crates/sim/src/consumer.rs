@@ -301,6 +301,49 @@ impl Consumer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::effects::Effect;
+    use crate::mark::Mark;
+
+    fn sent(out: &Outbox) -> alloc::vec::Vec<(NodeId, Payload)> {
+        out.effects
+            .iter()
+            .filter_map(|e| if let Effect::Send { to, payload } = e { Some((*to, payload.clone())) } else { None })
+            .collect()
+    }
+
+    /// The consumer driven message by message: a coordinator that stops owning the group is
+    /// noticed at the next heartbeat tick, FindCoordinator answered COORDINATOR_NOT_AVAILABLE is a
+    /// typed mark and a retry, and an answer naming broker 2 is followed by JoinGroup to it.
+    #[test]
+    fn loses_its_coordinator_is_told_none_is_available_then_joins_the_next() {
+        let mut c = Consumer::stable(1, "payments-group", 50, Some(3), alloc::vec![1, 2, 3]);
+        assert_eq!(c.heartbeat_due(true, 7_000), None, "a healthy coordinator needs nothing");
+        assert_eq!(c.heartbeat_due(false, 7_000), Some(2_000), "the next 3 s heartbeat tick");
+        let mut out = Outbox::default();
+        c.schedule_heartbeat(2_000, &mut out);
+        assert_eq!(c.heartbeat_due(false, 8_000), None, "already waiting for that heartbeat");
+        c.rediscover("Coordinator broker 3 answered NOT_COORDINATOR", &mut out);
+        let (to, find) = sent(&out).pop().expect("a FindCoordinator");
+        let Payload::FindCoordinator { corr, .. } = find else { panic!("{find:?}") };
+        let mut out = Outbox::default();
+        let none = Payload::FindCoordinatorResponse { corr, result: Err(ClientError::CoordinatorNotAvailable) };
+        c.on_message(to, none, &mut out);
+        assert_eq!(c.status, ConsumerStatus::CoordinatorNotAvailable);
+        assert!(out.effects.contains(&Effect::Mark(Mark::CoordinatorUnavailable {
+            consumer: 1,
+            group: "payments-group".into(),
+            partition: 3
+        })));
+        assert!(out.effects.iter().any(|e| matches!(e, Effect::Timer { timer: Timer::ConsumerRetry, .. })));
+        let mut out = Outbox::default();
+        c.on_timer(&Timer::ConsumerRetry, &mut out);
+        let (to, find) = sent(&out).pop().expect("a retried FindCoordinator");
+        let Payload::FindCoordinator { corr, .. } = find else { panic!("{find:?}") };
+        let mut out = Outbox::default();
+        c.on_message(to, Payload::FindCoordinatorResponse { corr, result: Ok(2) }, &mut out);
+        assert_eq!((c.status, c.coordinator), (ConsumerStatus::Joining, Some(2)));
+        assert!(matches!(sent(&out)[..], [(NodeId::Broker(2), Payload::JoinGroup { .. })]));
+    }
 
     #[test]
     fn java_hash_code_vectors() {

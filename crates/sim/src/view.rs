@@ -170,6 +170,21 @@ pub struct PartitionView {
     pub zk_version: i32,
 }
 
+impl From<crate::message::PartitionStateInfo> for PartitionView {
+    fn from(i: crate::message::PartitionStateInfo) -> Self {
+        PartitionView {
+            topic: i.tp.topic,
+            partition: i.tp.partition,
+            replicas: i.replicas,
+            leader: i.leader,
+            isr: i.isr,
+            leader_epoch: i.leader_epoch,
+            controller_epoch: i.controller_epoch,
+            zk_version: i.zk_version,
+        }
+    }
+}
+
 /// A consumer.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct ConsumerView {
@@ -277,21 +292,7 @@ impl World {
     /// The partition table as ZooKeeper holds it (in `kraft` mode: the committed metadata).
     pub fn partition_views(&self) -> Vec<PartitionView> {
         if let Some(k) = self.kraft() {
-            return k
-                .image()
-                .partitions
-                .iter()
-                .map(|(tp, p)| PartitionView {
-                    topic: tp.topic.clone(),
-                    partition: tp.partition,
-                    replicas: p.replicas.clone(),
-                    leader: p.leader,
-                    isr: p.isr.clone(),
-                    leader_epoch: p.leader_epoch,
-                    controller_epoch: 0,
-                    zk_version: p.partition_epoch,
-                })
-                .collect();
+            return k.image().partitions.iter().map(|(tp, p)| PartitionView::from(p.info(tp))).collect();
         }
         self.config()
             .assignment
@@ -305,16 +306,7 @@ impl World {
                     None => (None, -1),
                 };
                 let s = s.unwrap_or(LeaderIsr { leader: -1, leader_epoch: -1, isr: Vec::new(), controller_epoch: -1 });
-                PartitionView {
-                    topic: tp.topic.clone(),
-                    partition: tp.partition,
-                    replicas: replicas.clone(),
-                    leader: s.leader,
-                    isr: s.isr,
-                    leader_epoch: s.leader_epoch,
-                    controller_epoch: s.controller_epoch,
-                    zk_version: v,
-                }
+                PartitionView::from(crate::message::PartitionStateInfo::new(tp, &s, v, replicas.clone()))
             })
             .collect()
     }
