@@ -161,6 +161,7 @@ fn seed_incident_ends_with_leader_minus_one_and_a_stuck_consumer() {
     // Broker 3, the stale leader, cannot change the ISR any more, in Kafka's words (no mark for a
     // refused ISR update).
     assert!(events.iter().any(|e| e.node == NodeId::Broker(3)
+        && e.kind == EventKind::IsrChange
         && e.line.contains("__consumer_offsets-3 broker=3] Cached zkVersion [27] not equal to that in zookeeper")));
     // Broker 1 resigned about a second after its write landed.
     let gap = events[resigned].time_ms - events[landed].time_ms;
