@@ -21,6 +21,28 @@ fn final_state(o: &Output) -> serde_json::Value {
     v["final"].clone()
 }
 
+/// Every mark printed by `run --json`, in order, each with the step of the event that carries it.
+fn marks(out: &str) -> Vec<(u64, serde_json::Value)> {
+    out.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|e| e.get("final").is_none())
+        .flat_map(|e| {
+            let step = e["step"].as_u64().expect("an event line has a step");
+            e["marks"].as_array().cloned().unwrap_or_default().into_iter().map(move |m| (step, m))
+        })
+        .collect()
+}
+
+/// The first mark of kind `kind` whose fields include every field of `fields`, with its step.
+fn find_mark(
+    marks: &[(u64, serde_json::Value)],
+    kind: &str,
+    fields: serde_json::Value,
+) -> Option<(u64, serde_json::Value)> {
+    let fields = fields.as_object().expect("fields is an object").clone();
+    marks.iter().find(|(_, m)| m["mark"] == kind && fields.iter().all(|(k, v)| &m[k] == v)).cloned()
+}
+
 #[test]
 fn scenarios_lists_the_built_ins() {
     let o = sb(&["scenarios"]);
@@ -59,6 +81,33 @@ fn run_seed_incident_json_ends_at_leader_minus_one_with_a_stuck_consumer() {
         (Some("payments-group"), Some(3), Some("coordinator_not_available"))
     );
     assert!(f["alerts"].as_array().unwrap().iter().any(|a| a["kind"] == "no_coordinator"));
+    // The marks tell how: broker 1's deposed controller's write for partition 3 landed, then
+    // broker 2's controller, whose cache still said leader 3, wrote leader -1 with ISR [2], and
+    // the consumer lost its coordinator.
+    let marks = marks(&out);
+    let p3 = serde_json::json!({"topic": "__consumer_offsets", "partition": 3});
+    let (landed, zombie) = find_mark(&marks, "deposed_write_accepted", serde_json::json!({"partition": p3}))
+        .expect("broker 1's write for partition 3 lands");
+    assert_eq!(
+        zombie,
+        serde_json::json!({"mark": "deposed_write_accepted", "from": 1, "partition": p3, "leader": 1,
+            "leader_epoch": 14, "isr": [1, 2], "controller_epoch": 8, "current_controller_epoch": 9})
+    );
+    let (minus1, removed) =
+        find_mark(&marks, "isr_replica_removed", serde_json::json!({"partition": p3, "leader": -1}))
+            .expect("leader -1 for partition 3");
+    assert_eq!(
+        removed,
+        serde_json::json!({"mark": "isr_replica_removed", "controller": 2, "partition": p3, "replica": 1,
+            "leader": -1, "leader_epoch": 15, "isr": [2], "controller_epoch": 9, "cached_leader": 3})
+    );
+    let (stuck, _) = find_mark(
+        &marks,
+        "coordinator_unavailable",
+        serde_json::json!({"consumer": 1, "group": "payments-group", "partition": 3}),
+    )
+    .expect("the consumer loses its coordinator");
+    assert!(landed < minus1 && minus1 < stuck, "steps {landed}, {minus1}, {stuck}");
 }
 
 #[test]
@@ -73,9 +122,19 @@ fn text_run_and_until_ms_stop_early() {
     let o = sb(&["run", "seed-incident", "--until-ms", "20000"]);
     assert!(o.status.success());
     let out = stdout(&o);
+    // The text run prints the header and Kafka's log lines.
     assert!(out.contains("1 successfully elected as the controller"));
-    assert!(!out.contains("2 successfully elected"), "stopped before broker 2's election");
     assert!(out.contains("== seed-incident (seed 1, mode legacy)"));
+    // The same run as JSON: broker 1 was elected, and the run stopped before broker 2's election.
+    let o = sb(&["run", "seed-incident", "--until-ms", "20000", "--json"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    let marks = marks(&out);
+    assert!(find_mark(&marks, "controller_elected", serde_json::json!({"broker": 1})).is_some());
+    assert!(
+        find_mark(&marks, "controller_elected", serde_json::json!({"broker": 2})).is_none(),
+        "stopped before broker 2's election"
+    );
 }
 
 #[test]
@@ -213,7 +272,12 @@ fn a_playground_export_runs_in_its_saved_mode_with_faults_by_step() {
     std::fs::write(&path, saved.to_json()).unwrap();
     let o = sb(&["run", p, "--json"]);
     let sixth: serde_json::Value = serde_json::from_str(stdout(&o).lines().nth(5).unwrap()).unwrap();
-    assert!(sixth["line"].as_str().unwrap().contains("crash"), "{sixth}");
+    assert_eq!(sixth["step"], 6);
+    assert_eq!(
+        sixth["marks"],
+        serde_json::json!([{"mark": "fault", "command": {"op": "crash", "node": "b2"}}]),
+        "{sixth}"
+    );
     assert_ne!(final_state(&o), fenced);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -287,12 +351,8 @@ fn run_opens_each_builtin_in_its_opening_mode_and_prints_marks() {
         assert_eq!(f["mode"], s.opening_mode(None).name(), "{name}");
     }
     let out = stdout(&sb(&["run", "seed-incident", "--json"]));
-    let removed: Vec<serde_json::Value> = out
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .flat_map(|e| e["marks"].as_array().cloned().unwrap_or_default())
-        .filter(|m| m["mark"] == "fault")
-        .collect();
+    let removed: Vec<serde_json::Value> =
+        marks(&out).into_iter().map(|(_, m)| m).filter(|m| m["mark"] == "fault").collect();
     assert!(!removed.is_empty(), "seed-incident's faults are marked");
     assert_eq!(removed[0]["command"]["op"], "cut", "{:?}", removed[0]);
 }

@@ -2,7 +2,7 @@
 mod common;
 use common::*;
 use splitbrain_sim::scenario::builtin;
-use splitbrain_sim::{Mode, NodeId, World};
+use splitbrain_sim::{Command, Mark, Mode, NodeId, World};
 
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -27,13 +27,14 @@ fn fenced_seed_incident_ends_with_every_partition_led() {
     assert_eq!(w.consumer_views()[0].status, "stable");
     assert!(w.alerts().is_empty(), "{:?}", w.alerts());
     // The zombie's write is refused by ZooKeeper and it resigns instead of writing.
-    let refused = events.iter().position(|e| {
-        e.details.iter().chain(Some(&e.line)).any(|l| l.contains("refused a fenced controller write from b1"))
-    });
-    let moved = events
-        .iter()
-        .position(|e| e.node == NodeId::Broker(1) && e.line.contains("Controller moved to another broker"));
-    assert!(refused.is_some() && moved.is_some() && refused < moved);
+    let refused = mark_index(&events, 0, |m| matches!(m, Mark::WriteRefused { from: 1, .. }));
+    let moved = mark_index(&events, 0, |m| matches!(m, Mark::ControllerMoved { broker: 1, .. }));
+    assert!(refused.is_some() && moved.is_some() && refused < moved, "refused {refused:?}, moved {moved:?}");
+    // Broker 1 held epoch 8 when it was refused, and resigns from it.
+    let resigned = mark_index(&events, moved.unwrap(), |m| matches!(m, Mark::ControllerResigned { broker: 1, .. }))
+        .expect("broker 1 resigns after ControllerMovedException");
+    assert!(has_mark(&events[moved.unwrap()], |m| matches!(m, Mark::ControllerMoved { controller_epoch: 8, .. })));
+    assert!(has_mark(&events[resigned], |m| *m == Mark::ControllerResigned { broker: 1, controller_epoch: 8 }));
     assert!(deposed_write_landed(&events).is_none());
 }
 
@@ -62,11 +63,18 @@ fn p3_leader(w: &World) -> i32 {
 #[test]
 fn kafka_1_1_closes_the_session_expiry_path_of_the_seed_incident() {
     let (w, events) = run("seed-incident", Mode::Kafka11);
-    // Broker 1's interrupted write fails with its expired session instead of being retried…
-    let failed = events
-        .iter()
-        .position(|e| e.node == NodeId::Broker(1) && says(e, "fail with SESSIONEXPIRED and are not retried"))
+    // Broker 1's interrupted write fails with its expired session instead of being retried: the
+    // step where broker 1 resigns after ZooKeeper expired its session says so (no mark tells
+    // which requests failed, so the wording is checked on the step the marks find).
+    let expired = mark_index(&events, 0, |m| matches!(m, Mark::SessionExpired { owner: NodeId::Broker(1), .. }))
+        .expect("broker 1's session expires");
+    let failed = mark_index(&events, expired, |m| matches!(m, Mark::ControllerResigned { broker: 1, .. }))
         .expect("broker 1 learns its session expired");
+    assert!(
+        says(&events[failed], "1 pending request(s) fail with SESSIONEXPIRED and are not retried"),
+        "{:?}",
+        events[failed]
+    );
     assert!(says(&events[failed], "Processing Expire"), "{:?}", events[failed]);
     // …so it never lands, and every partition ends led, with the group served.
     assert!(deposed_write_landed(&events).is_none());
@@ -80,29 +88,45 @@ fn kafka_1_1_closes_the_session_expiry_path_of_the_seed_incident() {
 fn a_controller_move_without_expiry_still_breaks_1_1_but_not_the_fence() {
     for mode in [Mode::Legacy, Mode::Kafka11] {
         let (w, events) = run("controller-moved", mode);
-        let crash = events.iter().position(|e| e.line.contains("FAULT: crash b1")).unwrap();
+        let fault = |pred: &dyn Fn(&Command) -> bool| {
+            mark_index(&events, 0, |m| matches!(m, Mark::Fault { command } if pred(command))).expect("fault applied")
+        };
+        let crash = fault(&|c| *c == Command::Crash { node: NodeId::Broker(1) });
         // No session of broker 1 expired before the crash: the controller moved by the operator's delete.
-        assert!(!events[..crash].iter().any(|e| e.line.contains("of b1 expired")), "{mode:?}");
-        let zombie = events.iter().position(|e| says(e, "a deposed controller's decision")).expect("zombie write");
-        let deleted = events.iter().position(|e| e.line.contains("delete /controller")).unwrap();
-        assert!(deleted < zombie && zombie < crash, "{mode:?}");
+        assert!(
+            first_mark(&events[..crash], |m| matches!(m, Mark::SessionExpired { owner: NodeId::Broker(1), .. }))
+                .is_none(),
+            "{mode:?}"
+        );
+        let (zombie_event, zombie) = deposed_write_landed(&events).expect("zombie write");
+        let zombie_at = events.iter().position(|e| e.step == zombie_event.step).unwrap();
+        assert!(
+            matches!(
+                zombie,
+                Mark::DeposedWriteAccepted { from: 1, controller_epoch: 8, current_controller_epoch: 9, .. }
+            ),
+            "{mode:?}: {zombie:?}"
+        );
+        let deleted = fault(&|c| *c == Command::DeleteController);
+        assert!(deleted < zombie_at && zombie_at < crash, "{mode:?}");
         // The notification ZooKeeper held while broker 1 was cut reaches it when the link heals
-        // (the connection never dropped), and broker 1 resigns long before its crash.
-        let heal = events.iter().position(|e| e.line.contains("FAULT: heal b1")).unwrap();
+        // (the connection never dropped), and broker 1 resigns long before its crash. A watch
+        // notification has no mark: it is found by its line.
+        let heal = fault(&|c| matches!(c, Command::Heal { a: NodeId::Broker(1), b: NodeId::Zk, .. }));
         let notified = deleted
             + events[deleted..]
                 .iter()
                 .position(|e| e.node == NodeId::Broker(1) && e.line.contains("watch NodeDeleted /controller"))
                 .expect("broker 1 hears of the delete");
         let resigned =
-            events.iter().position(|e| e.line.contains("Broker 1 resigned as the controller")).expect("b1 resigns");
+            mark_index(&events, 0, |m| matches!(m, Mark::ControllerResigned { broker: 1, .. })).expect("b1 resigns");
         assert!(heal < notified && notified < resigned && resigned < crash, "{mode:?}");
         assert_eq!(p3_leader(&w), -1, "{mode:?}");
         assert_eq!(w.consumer_views()[0].status, "coordinator_not_available", "{mode:?}");
     }
     let (w, events) = run("controller-moved", Mode::Fenced);
     assert!(deposed_write_landed(&events).is_none());
-    assert!(events.iter().any(|e| e.node == NodeId::Broker(1) && says(e, "Controller moved to another broker")));
+    assert!(first_mark(&events, |m| matches!(m, Mark::ControllerMoved { broker: 1, .. })).is_some());
     assert!(w.partition_views().iter().all(|p| p.leader >= 0));
 }
 

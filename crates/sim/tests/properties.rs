@@ -108,8 +108,8 @@ proptest! {
     fn fenced_zookeeper_never_accepts_a_write_from_a_stale_controller(sched in schedule()) {
         let s = scenario(&sched);
         let mut w = World::with_mode(&s, s.seed, splitbrain_sim::Mode::Fenced).expect("valid");
-        if let Some(e) = deposed_write_landed(&run_to_end(&mut w)) {
-            prop_assert!(false, "step {}: {}", e.step, e.line);
+        if let Some((e, m)) = deposed_write_landed(&run_to_end(&mut w)) {
+            prop_assert!(false, "step {}: {:?}", e.step, m);
         }
     }
 
@@ -134,8 +134,8 @@ proptest! {
         incident.end_ms = Some(incident.script.iter().map(|e| e.at_ms).max().unwrap_or(0) + 60_000);
         for s in [incident, scenario(&sched)] {
             let mut w = World::with_mode(&s, s.seed, splitbrain_sim::Mode::Kafka11).expect("valid");
-            if let Some(e) = deposed_write_landed(&run_to_end(&mut w)) {
-                prop_assert!(false, "step {}: {}", e.step, e.line);
+            if let Some((e, m)) = deposed_write_landed(&run_to_end(&mut w)) {
+                prop_assert!(false, "step {}: {:?}", e.step, m);
             }
         }
     }

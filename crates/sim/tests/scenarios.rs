@@ -5,7 +5,7 @@
 mod common;
 use common::*;
 use splitbrain_sim::alerts::AlertKind;
-use splitbrain_sim::{EventKind, NodeId};
+use splitbrain_sim::{EventKind, Mark, NodeId};
 
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -60,30 +60,86 @@ fn seed_incident_ends_with_leader_minus_one_and_a_stuck_consumer() {
         .any(|a| a.kind == AlertKind::LeaderlessWithLiveIsr && a.message.contains("__consumer_offsets-3 ")));
     assert!(w.alerts().iter().any(|a| a.kind == AlertKind::NoCoordinator));
 
-    // The story, beat by beat, in order.
-    let find = |from: usize, node: NodeId, needle: &str| -> usize {
-        events[from..]
-            .iter()
-            .position(|e| e.node == node && (e.line.contains(needle) || e.details.iter().any(|d| d.contains(needle))))
-            .map(|i| i + from)
-            .unwrap_or_else(|| panic!("no event on {node} containing {needle:?} after step {from}"))
+    // The story, beat by beat, in order, each beat found by its mark.
+    let at = |from: usize, beat: &str, pred: &dyn Fn(&Mark) -> bool| -> usize {
+        mark_index(&events, from, pred).unwrap_or_else(|| panic!("no mark for {beat} after index {from}"))
     };
     let b1 = NodeId::Broker(1);
     let b2 = NodeId::Broker(2);
-    let e1 = find(0, b1, "successfully elected as the controller");
-    let saw = find(e1, b1, "Currently active brokers in the cluster: Set(1, 2)");
-    let lost = find(saw, NodeId::Zk, "DROPPED b1 → zk: setData /brokers/topics/__consumer_offsets/partitions/3/state");
-    let e2 = find(lost, b2, "successfully elected as the controller");
-    let loaded = find(e2, b2, "__consumer_offsets-3: {\"leader\":3,\"leader_epoch\":13,\"isr\":[3,1,2]}");
-    let landed =
-        find(loaded, NodeId::Zk, "a deposed controller's decision {\"leader\":1,\"leader_epoch\":14,\"isr\":[1,2]}");
-    let resigned = find(landed, b1, "Broker 1 resigned as the controller");
-    let minus1 = find(
-        resigned,
-        b2,
-        "New leader and ISR for partition __consumer_offsets-3 is {\"leader\":-1,\"leader_epoch\":15,\"isr\":[2]}",
+    let p3 = offsets(3);
+    let e1 = at(0, "broker 1 elected", &|m| matches!(m, Mark::ControllerElected { broker: 1, .. }));
+    let saw = at(
+        e1,
+        "broker 1 reads live brokers 1, 2",
+        &|m| matches!(m, Mark::LiveBrokersRead { controller: 1, live } if live == &[1, 2]),
     );
-    let stuck = find(minus1, NodeId::Client(1), "COORDINATOR_NOT_AVAILABLE");
+    // No mark for a dropped message: the drop is found by the event's own fields, and the line
+    // names the write that was lost.
+    let lost = saw
+        + events[saw..]
+            .iter()
+            .position(|e| e.kind == EventKind::MessageDropped && e.node == NodeId::Zk && e.from == Some(b1))
+            .expect("a message from broker 1 to ZooKeeper is dropped");
+    assert!(
+        events[lost].line.contains("setData /brokers/topics/__consumer_offsets/partitions/3/state"),
+        "{}",
+        events[lost].line
+    );
+    let e2 = at(lost, "broker 2 elected", &|m| matches!(m, Mark::ControllerElected { broker: 2, .. }));
+    let loaded =
+        at(e2, "broker 2 loads its context", &|m| matches!(m, Mark::ContextLoaded { controller: 2, partitions: 50 }));
+    // No mark carries a partition's cached state: the log line tells what broker 2 cached.
+    assert!(
+        says(&events[loaded], "__consumer_offsets-3: {\"leader\":3,\"leader_epoch\":13,\"isr\":[3,1,2]}"),
+        "{:?}",
+        events[loaded]
+    );
+    let landed = at(
+        loaded,
+        "the deposed write for partition 3",
+        &|m| matches!(m, Mark::DeposedWriteAccepted { partition, .. } if partition == &p3),
+    );
+    assert_eq!(events[landed].node, NodeId::Zk);
+    assert_eq!(
+        first_mark(&events[landed..=landed], |m| m.partition() == Some(&p3)).unwrap().1,
+        &Mark::DeposedWriteAccepted {
+            from: 1,
+            partition: p3.clone(),
+            leader: 1,
+            leader_epoch: 14,
+            isr: vec![1, 2],
+            controller_epoch: 8,
+            current_controller_epoch: 9,
+        }
+    );
+    let resigned = at(landed, "broker 1 resigns", &|m| matches!(m, Mark::ControllerResigned { broker: 1, .. }));
+    assert!(has_mark(&events[resigned], |m| *m == Mark::ControllerResigned { broker: 1, controller_epoch: 8 }));
+    let minus1 = at(
+        resigned,
+        "leader -1 for partition 3",
+        &|m| matches!(m, Mark::IsrReplicaRemoved { partition, leader: -1, .. } if partition == &p3),
+    );
+    assert_eq!(events[minus1].node, b2);
+    // Broker 2's controller wrote leader -1 with ISR [2] because its cache still said leader 3.
+    assert_eq!(
+        first_mark(&events[minus1..=minus1], |m| m.partition() == Some(&p3)).unwrap().1,
+        &Mark::IsrReplicaRemoved {
+            controller: 2,
+            partition: p3.clone(),
+            replica: 1,
+            leader: -1,
+            leader_epoch: 15,
+            isr: vec![2],
+            controller_epoch: 9,
+            cached_leader: Some(3),
+        }
+    );
+    let stuck = at(
+        minus1,
+        "the consumer loses its coordinator",
+        &|m| matches!(m, Mark::CoordinatorUnavailable { consumer: 1, group, partition: 3 } if group == "payments-group"),
+    );
+    assert_eq!(events[stuck].node, NodeId::Client(1));
     assert!(
         e1 < saw
             && saw < lost
@@ -94,14 +150,18 @@ fn seed_incident_ends_with_leader_minus_one_and_a_stuck_consumer() {
             && resigned < minus1
             && minus1 < stuck
     );
-    // Broker 2 ran no election for partition 3 at its failover.
-    assert!(!events[e2..landed]
-        .iter()
-        .any(|e| e.node == b2 && e.line.contains("for offline partition __consumer_offsets-3 ")));
-    // The split brain is visible while broker 1 acts after broker 2 took over.
+    // Broker 2 ran no election for partition 3 at its failover (none succeeded, none failed).
+    assert!(!marks(&events[e2..landed]).any(|(_, m)| matches!(
+        m,
+        Mark::LeaderElected { controller: 2, .. } | Mark::LeaderElectionFailed { controller: 2, .. }
+    ) && m.partition() == Some(&p3)));
+    // The split brain is visible while broker 1 acts after broker 2 took over (alerts carry no
+    // marks: the raised alert's text names the acting controllers).
     assert!(events[e2..=resigned].iter().any(|e| e.alerts_raised.iter().any(|a| a.contains("act as controller: 1,2"))));
-    // Broker 3, the stale leader, cannot change the ISR any more.
+    // Broker 3, the stale leader, cannot change the ISR any more, in Kafka's words (no mark for a
+    // refused ISR update).
     assert!(events.iter().any(|e| e.node == NodeId::Broker(3)
+        && e.kind == EventKind::IsrChange
         && e.line.contains("__consumer_offsets-3 broker=3] Cached zkVersion [27] not equal to that in zookeeper")));
     // Broker 1 resigned about a second after its write landed.
     let gap = events[resigned].time_ms - events[landed].time_ms;
@@ -112,10 +172,13 @@ fn seed_incident_ends_with_leader_minus_one_and_a_stuck_consumer() {
 fn a_bare_startup_does_not_heal_but_a_failure_seen_by_the_controller_does() {
     let mut w = world("seed-incident-recovery");
     let events = run_to_end(&mut w);
-    let mentions = |e: &splitbrain_sim::Event, s: &str| e.line.contains(s) || e.details.iter().any(|d| d.contains(s));
-    let startup =
-        events.iter().rposition(|e| mentions(e, "New broker startup callback for 1")).expect("b1 startup handled");
-    let failure = events.iter().position(|e| mentions(e, "deleted brokers: 3")).expect("b3 failure handled");
+    let startup = events
+        .iter()
+        .rposition(|e| has_mark(e, |m| matches!(m, Mark::BrokerStartup { controller: 2, brokers } if brokers == &[1])))
+        .expect("b1 startup handled");
+    let failure =
+        mark_index(&events, 0, |m| matches!(m, Mark::BrokerChange { controller: 2, deleted, .. } if deleted == &[3]))
+            .expect("b3 failure handled");
     assert!(startup < failure);
     // Between broker 1's startup and broker 3's failure, partition 3 is still leaderless.
     let mut replay = world("seed-incident-recovery");
@@ -126,6 +189,17 @@ fn a_bare_startup_does_not_heal_but_a_failure_seen_by_the_controller_does() {
     // In the end: led from the ISR, consumer joined, no alerts.
     let p = p3(&w);
     assert_eq!(p.leader, 2);
+    // Broker 3's failure is what elects broker 2 for partition 3, from the ISR.
+    let (elected, m) = first_mark(
+        &events[failure..],
+        |m| matches!(m, Mark::LeaderElected { partition, .. } if partition == &offsets(3)),
+    )
+    .expect("partition 3 is elected after broker 3's failure");
+    assert!(
+        matches!(m, Mark::LeaderElected { controller: 2, leader: 2, isr, .. } if isr == &[2]),
+        "step {}: {m:?}",
+        elected.step
+    );
     assert!(w.partition_views().iter().all(|p| p.leader >= 0));
     assert_eq!(w.consumer_views()[0].status, "stable");
     assert!(w.alerts().is_empty(), "alerts left: {:?}", w.alerts());
@@ -140,7 +214,7 @@ fn clean_failover_leads_every_partition_without_split_brain() {
     assert_eq!(w.consumer_views()[0].status, "stable");
     assert!(w.alerts().is_empty());
     assert!(!events.iter().any(|e| e.alerts_raised.iter().any(|a| a.contains("act as controller"))), "no split brain");
-    assert!(events.iter().any(|e| e.kind == EventKind::ControllerElected));
+    assert!(first_mark(&events, |m| matches!(m, Mark::ControllerElected { .. })).is_some());
 }
 
 #[test]
