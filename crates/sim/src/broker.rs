@@ -240,8 +240,10 @@ impl Broker {
                     failed.len()
                 ),
             );
+            out.mark(crate::mark::Mark::SessionExpiryLearned { broker: self.id, failed_requests: failed.len() as u32 });
         } else {
             out.log(EventKind::ZkSession, zkclient_line);
+            out.mark(crate::mark::Mark::SessionExpiryLearned { broker: self.id, failed_requests: 0 });
         }
         if cfg.behaviour().expire_event {
             self.controller.expire(&mut ControllerIo { id: self.id, zk: &mut self.zk, cfg, out });
@@ -648,6 +650,12 @@ impl Broker {
                     format!("ISR update failed with {}", code.name())
                 };
                 out.log(EventKind::IsrChange, format!("[Partition {tp} broker={}] {why}", self.id));
+                out.mark(crate::mark::Mark::IsrUpdateRefused {
+                    broker: self.id,
+                    partition: tp.clone(),
+                    cached_zk_version: lp.zk_version,
+                    code: code.name().into(),
+                });
             }
             _ => {}
         }

@@ -198,6 +198,58 @@ pub enum Mark {
         /// The coordinator broker.
         coordinator: BrokerId,
     },
+    /// A partition leader's own ISR write was refused (`Partition.updateIsr`): with BADVERSION its
+    /// cached zkVersion is not the state znode's (`Cached zkVersion [..] not equal to that in
+    /// zookeeper`), and it does not retry until a new LeaderAndIsr.
+    IsrUpdateRefused {
+        /// The leader.
+        broker: BrokerId,
+        /// The partition.
+        partition: TopicPartition,
+        /// The zkVersion it expected.
+        cached_zk_version: i32,
+        /// ZooKeeper's error code (`BADVERSION`, ...).
+        code: String,
+    },
+    /// A broker's ZooKeeper client learnt that its session expired and opens a new one.
+    SessionExpiryLearned {
+        /// The broker.
+        broker: BrokerId,
+        /// Pending requests failed with SESSIONEXPIRED and not retried (1.1's ZooKeeperClient);
+        /// 0 when the client keeps them to retry on the new session (ZkClient ≤1.0).
+        failed_requests: u32,
+    },
+    /// A KRaft voter won an election (`CandidateState` → `LeaderState`).
+    RaftLeaderElected {
+        /// The voter.
+        voter: u32,
+        /// The epoch it leads.
+        epoch: u32,
+    },
+    /// A KRaft leader's `LeaderChange` record committed: it is the active controller.
+    QuorumControllerActive {
+        /// The voter.
+        voter: u32,
+        /// The epoch.
+        epoch: u32,
+    },
+    /// A KRaft leader stepped down: check quorum failed, or a voter is at a higher epoch.
+    RaftLeaderResigned {
+        /// The voter.
+        voter: u32,
+        /// The epoch it led.
+        epoch: u32,
+    },
+    /// The active KRaft controller fenced a broker whose heartbeats lapsed, and moved its
+    /// partitions in the same batch (`ReplicationControlManager.handleBrokerFenced`).
+    BrokerFenced {
+        /// The active controller.
+        voter: u32,
+        /// The broker.
+        broker: BrokerId,
+        /// Partition changes in the batch.
+        partitions: u32,
+    },
     /// A fault was applied (scripted, from the explorer, or made by a user).
     Fault {
         /// The fault.
@@ -213,7 +265,8 @@ impl Mark {
             | Mark::LeaderElectionFailed { partition, .. }
             | Mark::IsrReplicaRemoved { partition, .. }
             | Mark::DeposedWriteAccepted { partition, .. }
-            | Mark::FollowerTransitionSkipped { partition, .. } => Some(partition),
+            | Mark::FollowerTransitionSkipped { partition, .. }
+            | Mark::IsrUpdateRefused { partition, .. } => Some(partition),
             _ => None,
         }
     }

@@ -2,7 +2,7 @@
 mod common;
 use common::*;
 use splitbrain_sim::scenario::builtin;
-use splitbrain_sim::{Command, EventKind, Mode, NodeId, World};
+use splitbrain_sim::{Command, Mode, NodeId, World};
 
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -21,11 +21,16 @@ fn seed_incident_in_kraft_ends_with_every_partition_led() {
     assert!(w.partition_views().iter().all(|p| p.leader >= 0));
     assert_eq!(w.consumer_views()[0].status, "stable");
     assert!(w.alerts().is_empty(), "{:?}", w.alerts());
-    // Broker 1's death is handled by fencing, with its partitions moved in the same batch. KRaft
-    // emits no mark for fencing: the step is found by its kind and the controller's line says it.
-    assert!(events.iter().any(|e| e.kind == EventKind::LeaderChange
-        && e.line.contains("Fencing broker 1")
-        && e.line.contains("50 partition change(s)")));
+    // Broker 1's death is handled by fencing, with its partitions moved in the same batch.
+    let fenced: Vec<_> = events
+        .iter()
+        .flat_map(|e| e.marks.iter())
+        .filter(|m| matches!(m, splitbrain_sim::Mark::BrokerFenced { broker: 1, .. }))
+        .collect();
+    assert!(
+        matches!(fenced[..], [splitbrain_sim::Mark::BrokerFenced { partitions: 50, .. }]),
+        "broker 1 fenced once, with 50 partition changes in the batch: {fenced:?}"
+    );
     let v = w.view();
     assert!(v.nodes.iter().any(|n| n.id == NodeId::Voter(1) && n.acting_controller));
     assert!(!v.nodes.iter().any(|n| n.id == NodeId::Zk), "no ZooKeeper in kraft mode");
@@ -41,11 +46,16 @@ fn a_partitioned_leader_resigns_and_a_majority_elects_a_new_one() {
     s.end_ms = Some(60_000);
     let mut w = World::with_mode(&s, 1, Mode::Kraft).unwrap();
     let events = run_to_end(&mut w);
-    // Voter 1 resigns by check quorum (KRaft emits no ControllerResigned mark: found by kind, and
-    // the line gives the reason).
-    assert!(events.iter().any(|e| e.node == NodeId::Voter(1)
-        && e.kind == EventKind::ControllerResigned
-        && e.line.contains("(check quorum)")));
+    // Voter 1, the leader, resigns by check quorum once isolated.
+    let resigned = events
+        .iter()
+        .position(|e| e.marks.iter().any(|m| matches!(m, splitbrain_sim::Mark::RaftLeaderResigned { voter: 1, .. })))
+        .expect("voter 1 resigns");
+    assert!(events[resigned].time_ms > 5_000 && events[resigned].line.contains("(check quorum)"));
+    assert!(events[resigned..].iter().any(|e| e
+        .marks
+        .iter()
+        .any(|m| matches!(m, splitbrain_sim::Mark::QuorumControllerActive { voter, .. } if *voter != 1))));
     let v = w.view();
     let leaders: Vec<_> = v.nodes.iter().filter(|n| n.acting_controller).collect();
     assert_eq!(leaders.len(), 1);

@@ -158,11 +158,14 @@ fn seed_incident_ends_with_leader_minus_one_and_a_stuck_consumer() {
     // The split brain is visible while broker 1 acts after broker 2 took over (alerts carry no
     // marks: the raised alert's text names the acting controllers).
     assert!(events[e2..=resigned].iter().any(|e| e.alerts_raised.iter().any(|a| a.contains("act as controller: 1,2"))));
-    // Broker 3, the stale leader, cannot change the ISR any more, in Kafka's words (no mark for a
-    // refused ISR update).
-    assert!(events.iter().any(|e| e.node == NodeId::Broker(3)
-        && e.kind == EventKind::IsrChange
-        && e.line.contains("__consumer_offsets-3 broker=3] Cached zkVersion [27] not equal to that in zookeeper")));
+    // Broker 3, the stale leader, cannot change the ISR any more: its cached zkVersion is 27.
+    let (refused, _) = first_mark(&events, |m| {
+        matches!(m, Mark::IsrUpdateRefused { broker: 3, partition, cached_zk_version: 27, code }
+            if *partition == offsets(3) && code == "BADVERSION")
+    })
+    .expect("broker 3's ISR update is refused");
+    // …in Kafka's words.
+    assert!(refused.line.contains("Cached zkVersion [27] not equal to that in zookeeper"), "{}", refused.line);
     // Broker 1 resigned about a second after its write landed.
     let gap = events[resigned].time_ms - events[landed].time_ms;
     assert!((500..=2000).contains(&gap), "resigned {gap} ms after the zombie write");

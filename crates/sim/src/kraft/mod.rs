@@ -32,6 +32,7 @@ pub use record::{Entry, Image, Part, Record};
 use crate::effects::{Outbox, Timer};
 use crate::event::EventKind;
 use crate::ids::{BrokerId, NodeId, NO_LEADER};
+use crate::mark::Mark;
 use crate::message::Payload;
 use crate::scenario::Config;
 use alloc::collections::{BTreeMap, BTreeSet};
@@ -372,6 +373,7 @@ impl Kraft {
                     v.role = Role::Unattached;
                     v.leader = None;
                     out.log(EventKind::ControllerResigned, format!("[RaftManager nodeId=q{id}] Resigning as leader of epoch {}: no fetch from a majority of voters within {} ms (check quorum)", v.epoch, FETCH_TIMEOUT_MS * 3 / 2));
+                    out.mark(Mark::RaftLeaderResigned { voter: id, epoch: v.epoch });
                 }
             }
             Timer::FenceCheck { broker } => {
@@ -417,6 +419,7 @@ impl Kraft {
         out.log(EventKind::LeaderChange,
             format!("[QuorumController id=q{id}] Fencing broker {broker}: no heartbeat for {BROKER_SESSION_MS} ms; {} partition change(s) in the same batch", recs.len() - 1),
         );
+        out.mark(Mark::BrokerFenced { voter: id, broker, partitions: (recs.len() - 1) as u32 });
         self.append(id, recs, out);
     }
 
@@ -590,6 +593,7 @@ impl Kraft {
                             self.voters[&id].votes
                         ),
                     );
+                    out.mark(Mark::RaftLeaderElected { voter: id, epoch });
                     self.append(id, alloc::vec![Record::LeaderChange { leader: id, epoch }], out);
                 }
             }
@@ -665,6 +669,7 @@ impl Kraft {
                     v.advance_commit(hw);
                     if !was_active && v.commit_in_own_epoch() {
                         out.log(EventKind::ControllerElected, format!("[QuorumController id=q{id}] Active controller for epoch {}: its LeaderChange record is committed", v.epoch));
+                        out.mark(Mark::QuorumControllerActive { voter: id, epoch: v.epoch });
                     }
                     self.replicate(id, out);
                     self.push_metadata(id, reach, out);
