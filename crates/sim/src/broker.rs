@@ -501,6 +501,31 @@ impl Broker {
         true
     }
 
+    /// A packet of this broker's ZooKeeper connection on `session` was lost on a cut link: the
+    /// request stays outstanding and is sent again when the connection comes back (TCP
+    /// retransmission, then ZkClient's retry).
+    pub fn on_zk_packet_lost(&mut self, session: SessionId, xid: u64) {
+        if self.alive && self.zk.session == Some(session) {
+            self.zk.lost(xid);
+        }
+    }
+
+    /// Would this broker's controller resend a LeaderAndIsr/UpdateMetadata to `to` that a cut
+    /// link dropped? Its `RequestSendThread` for a live broker retries until it is delivered or
+    /// the controller resigns.
+    pub fn would_resend_control_request(&self, to: BrokerId) -> bool {
+        self.alive && self.is_active() && self.controller.ctx.live_brokers.contains(&to)
+    }
+
+    /// Holds a dropped controller request to `to`, to resend when the link heals.
+    pub fn hold_control_request(&mut self, to: BrokerId, payload: Payload, out: &mut Outbox) {
+        self.controller.hold(to, payload);
+        out.log(
+            EventKind::Info,
+            format!("controller {} will resend it when the link heals (RequestSendThread retries)", self.id),
+        );
+    }
+
     /// `KafkaApis` for a consumer's request: FindCoordinator from the metadata cache, JoinGroup and
     /// Heartbeat from the group coordinator's ownership. Reads only this broker's state.
     pub fn on_client_request(&self, from: NodeId, payload: Payload, cfg: &Config, out: &mut Outbox) {

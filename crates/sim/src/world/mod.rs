@@ -475,22 +475,19 @@ impl World {
             | (Payload::ZkResponse { session, xid, .. }, _, NodeId::Broker(b)) => {
                 let (b, s, x) = (b, *session, *xid);
                 if self.brokers[&b].alive && self.brokers[&b].zk.session == Some(s) {
-                    self.broker_mut(b).zk.lost(x);
+                    self.broker_mut(b).on_zk_packet_lost(s, x);
                 }
             }
             (Payload::ZkWatch { event }, _, _) => {
                 self.with_zk(log, |zk, _, _, out| zk.on_watch_undelivered(event, out));
             }
             (Payload::LeaderAndIsr { .. } | Payload::UpdateMetadata { .. }, NodeId::Broker(x), NodeId::Broker(y)) => {
-                let alive_target = self.brokers[&y].alive && self.brokers[&y].incarnation == m.incarnation;
-                let sender = &self.brokers[&x];
-                if alive_target && sender.alive && sender.is_active() && sender.controller.ctx.live_brokers.contains(&y)
-                {
-                    self.broker_mut(x).controller.hold(y, m.payload.clone());
-                    log.lines.push((
-                        EventKind::Info,
-                        format!("controller {x} will resend it when the link heals (RequestSendThread retries)"),
-                    ));
+                // Only the link failed (the target is up): the sender's RequestSendThread retries.
+                let target_up = self.brokers[&y].alive && self.brokers[&y].incarnation == m.incarnation;
+                if target_up && self.brokers[&x].would_resend_control_request(y) {
+                    let mut out = Outbox::default();
+                    self.broker_mut(x).hold_control_request(y, m.payload.clone(), &mut out);
+                    self.route(NodeId::Broker(x), out, log);
                 }
             }
             _ => {}
