@@ -544,7 +544,7 @@ pub fn app(props: &AppProps) -> Html {
                         <ControllerContextDiff controllers={Rc::new(view.controllers.clone())} watch_partition={watch.clone()} zk_controller={view.zk_controller} />
                     }
                     if shows(Panel::Partitions) {
-                        <PartitionTable partitions={Rc::new(view.partitions.clone())} watch_partition={watch.clone()} kraft={model.mode == Mode::Kraft} />
+                        <PartitionTable partitions={Rc::new(view.partitions.clone())} watch_partition={watch.clone()} kraft={model.mode.behaviour().is_kraft()} />
                     }
                 </div>
                 if shows(Panel::Zk) {
