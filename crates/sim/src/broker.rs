@@ -744,13 +744,6 @@ mod tests {
         }
     }
 
-    fn lines(out: &Outbox) -> Vec<(EventKind, String)> {
-        out.effects
-            .iter()
-            .filter_map(|e| if let Effect::Log { kind, line } = e { Some((*kind, line.clone())) } else { None })
-            .collect()
-    }
-
     /// Broker 1, which has heard of controller epoch 8.
     fn broker_at_epoch_8() -> Broker {
         let mut b = Broker::new(1);
@@ -766,7 +759,7 @@ mod tests {
         assert!(!b.on_leader_and_isr(3, 7, vec![info(1, 14, &[1, 2], 7)], &mut out));
         assert!(b.partitions.is_empty() && b.owned_offsets_partitions.is_empty());
         assert_eq!(b.controller_epoch, 8);
-        let l = lines(&out);
+        let l = out.logs();
         assert_eq!(l.len(), 1);
         assert_eq!(l[0].0, EventKind::ControlRejected);
         assert!(l[0].1.contains("with epoch 7 since its controller epoch is old. Latest known controller epoch is 8"));
@@ -785,7 +778,7 @@ mod tests {
         let mut out = Outbox::default();
         assert!(b.on_leader_and_isr(2, 9, vec![info(2, 14, &[2], 9)], &mut out));
         assert!(b.partitions[&offsets3()].is_leader);
-        assert!(lines(&out)[0].1.contains("since its leader epoch 14 is not higher than the current leader epoch 14"));
+        assert!(out.logs()[0].1.contains("since its leader epoch 14 is not higher than the current leader epoch 14"));
     }
 
     #[test]
@@ -795,7 +788,7 @@ mod tests {
         b.on_leader_and_isr(3, 8, vec![info(1, 14, &[1, 2], 8)], &mut out);
         let mut out = Outbox::default();
         assert!(b.on_leader_and_isr(3, 8, vec![info(NO_LEADER, 15, &[2], 8)], &mut out));
-        assert!(lines(&out)[0].1.contains("cannot become follower for partition __consumer_offsets-3 since the new leader -1 is unavailable; local state unchanged (still acting as its leader)"));
+        assert!(out.logs()[0].1.contains("cannot become follower for partition __consumer_offsets-3 since the new leader -1 is unavailable; local state unchanged (still acting as its leader)"));
         let lp = &b.partitions[&offsets3()];
         assert!(lp.is_leader && lp.leader_epoch == 14);
         assert!(b.owned_offsets_partitions.contains(&3));
@@ -809,7 +802,7 @@ mod tests {
         let mut b = broker_at_epoch_8();
         let mut out = Outbox::default();
         assert!(!b.on_update_metadata(3, 7, vec![1, 2, 3], vec![info(3, 13, &[3, 1, 2], 7)], &mut out));
-        assert!(lines(&out)[0].1.contains("(ControllerMovedException)"));
+        assert!(out.logs()[0].1.contains("(ControllerMovedException)"));
         assert_eq!(b.find_coordinator(group, &cfg), Err(ClientError::CoordinatorNotAvailable), "nothing cached");
         let mut out = Outbox::default();
         assert!(b.on_update_metadata(2, 8, vec![1, 2], vec![info(2, 15, &[2], 8)], &mut out));

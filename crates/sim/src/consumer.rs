@@ -304,13 +304,6 @@ mod tests {
     use crate::effects::Effect;
     use crate::mark::Mark;
 
-    fn sent(out: &Outbox) -> alloc::vec::Vec<(NodeId, Payload)> {
-        out.effects
-            .iter()
-            .filter_map(|e| if let Effect::Send { to, payload } = e { Some((*to, payload.clone())) } else { None })
-            .collect()
-    }
-
     /// The consumer driven message by message: a coordinator that stops owning the group is
     /// noticed at the next heartbeat tick, FindCoordinator answered COORDINATOR_NOT_AVAILABLE is a
     /// typed mark and a retry, and an answer naming broker 2 is followed by JoinGroup to it.
@@ -323,7 +316,7 @@ mod tests {
         c.schedule_heartbeat(2_000, &mut out);
         assert_eq!(c.heartbeat_due(false, 8_000), None, "already waiting for that heartbeat");
         c.rediscover("Coordinator broker 3 answered NOT_COORDINATOR", &mut out);
-        let (to, find) = sent(&out).pop().expect("a FindCoordinator");
+        let (to, find) = out.sent().pop().expect("a FindCoordinator");
         let Payload::FindCoordinator { corr, .. } = find else { panic!("{find:?}") };
         let mut out = Outbox::default();
         let none = Payload::FindCoordinatorResponse { corr, result: Err(ClientError::CoordinatorNotAvailable) };
@@ -337,12 +330,12 @@ mod tests {
         assert!(out.effects.iter().any(|e| matches!(e, Effect::Timer { timer: Timer::ConsumerRetry, .. })));
         let mut out = Outbox::default();
         c.on_timer(&Timer::ConsumerRetry, &mut out);
-        let (to, find) = sent(&out).pop().expect("a retried FindCoordinator");
+        let (to, find) = out.sent().pop().expect("a retried FindCoordinator");
         let Payload::FindCoordinator { corr, .. } = find else { panic!("{find:?}") };
         let mut out = Outbox::default();
         c.on_message(to, Payload::FindCoordinatorResponse { corr, result: Ok(2) }, &mut out);
         assert_eq!((c.status, c.coordinator), (ConsumerStatus::Joining, Some(2)));
-        assert!(matches!(sent(&out)[..], [(NodeId::Broker(2), Payload::JoinGroup { .. })]));
+        assert!(matches!(out.sent()[..], [(NodeId::Broker(2), Payload::JoinGroup { .. })]));
     }
 
     #[test]

@@ -113,3 +113,43 @@ impl Outbox {
         self.headline = Some((kind, line));
     }
 }
+
+/// What a handler did, read back by the unit tests that drive a node message by message.
+#[cfg(test)]
+impl Outbox {
+    /// The messages sent, in order.
+    pub(crate) fn sent(&self) -> Vec<(NodeId, Payload)> {
+        self.effects
+            .iter()
+            .filter_map(|e| if let Effect::Send { to, payload } = e { Some((*to, payload.clone())) } else { None })
+            .collect()
+    }
+
+    /// The timers set, in order.
+    pub(crate) fn timers(&self) -> Vec<(u64, Timer)> {
+        self.effects
+            .iter()
+            .filter_map(
+                |e| if let Effect::Timer { after_ms, timer } = e { Some((*after_ms, timer.clone())) } else { None },
+            )
+            .collect()
+    }
+
+    /// The marks, in order.
+    pub(crate) fn marks(&self) -> Vec<crate::mark::Mark> {
+        self.effects.iter().filter_map(|e| if let Effect::Mark(m) = e { Some(m.clone()) } else { None }).collect()
+    }
+
+    /// The log lines with their kinds, in order.
+    pub(crate) fn logs(&self) -> Vec<(EventKind, String)> {
+        self.effects
+            .iter()
+            .filter_map(|e| if let Effect::Log { kind, line } = e { Some((*kind, line.clone())) } else { None })
+            .collect()
+    }
+
+    /// The log lines' text, in order.
+    pub(crate) fn lines(&self) -> Vec<String> {
+        self.logs().into_iter().map(|(_, line)| line).collect()
+    }
+}

@@ -104,7 +104,7 @@ impl Harness {
     }
 
     fn marks(&self) -> Vec<Mark> {
-        self.out.effects.iter().filter_map(|e| if let Effect::Mark(m) = e { Some(m.clone()) } else { None }).collect()
+        self.out.marks()
     }
 
     /// The marks of decisions (elections, resignations, ISR and leader writes), without the marks

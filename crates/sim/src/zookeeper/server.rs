@@ -333,7 +333,6 @@ mod tests {
     //! The server driven message by message, as a world would drive it (like quinn-proto's test
     //! `Pair`): each call is one input, and the test reads the effects it produced.
     use super::*;
-    use crate::effects::Effect;
     use crate::zookeeper::{LeaderIsr, WatchEventType, ZkError};
     use alloc::collections::BTreeSet;
     use alloc::vec;
@@ -379,7 +378,7 @@ mod tests {
 
         fn connect(&mut self, client: NodeId, session: Option<SessionId>) -> Outbox {
             let out = self.deliver(client, Payload::ZkConnect { session, timeout_ms: TIMEOUT });
-            for (to, p) in sends(&out) {
+            for (to, p) in out.sent() {
                 if let (true, Payload::ZkConnectResponse { result: ConnectResult::Connected(s) }) = (to == client, p) {
                     self.links.on.insert(client, s);
                 }
@@ -397,7 +396,8 @@ mod tests {
         fn request(&mut self, client: NodeId, op: ZkOp, controller: bool) -> (ZkResult, Outbox) {
             let session = self.session_of(client);
             let out = self.deliver(client, Payload::ZkRequest { session, xid: 1, op, controller });
-            let result = sends(&out)
+            let result = out
+                .sent()
                 .into_iter()
                 .find_map(|(to, p)| match p {
                     Payload::ZkResponse { result, .. } if to == client => Some(result),
@@ -436,51 +436,11 @@ mod tests {
         }
     }
 
-    fn sends(out: &Outbox) -> Vec<(NodeId, Payload)> {
-        out.effects
-            .iter()
-            .filter_map(|e| match e {
-                Effect::Send { to, payload } => Some((*to, payload.clone())),
-                _ => None,
-            })
-            .collect()
-    }
-
     fn watches(out: &Outbox) -> Vec<(NodeId, WatchEvent)> {
-        sends(out)
+        out.sent()
             .into_iter()
             .filter_map(|(to, p)| match p {
                 Payload::ZkWatch { event } => Some((to, event)),
-                _ => None,
-            })
-            .collect()
-    }
-
-    fn marks(out: &Outbox) -> Vec<Mark> {
-        out.effects
-            .iter()
-            .filter_map(|e| match e {
-                Effect::Mark(m) => Some(m.clone()),
-                _ => None,
-            })
-            .collect()
-    }
-
-    fn timers(out: &Outbox) -> Vec<(u64, Timer)> {
-        out.effects
-            .iter()
-            .filter_map(|e| match e {
-                Effect::Timer { after_ms, timer } => Some((*after_ms, timer.clone())),
-                _ => None,
-            })
-            .collect()
-    }
-
-    fn lines(out: &Outbox) -> Vec<String> {
-        out.effects
-            .iter()
-            .filter_map(|e| match e {
-                Effect::Log { line, .. } => Some(line.clone()),
                 _ => None,
             })
             .collect()
@@ -498,7 +458,7 @@ mod tests {
     fn a_client_connects_and_gets_a_session() {
         let mut p = Pair::new(DataTree::new());
         let out = p.connect(B1, None);
-        assert_eq!(sends(&out), vec![(B1, Payload::ZkConnectResponse { result: ConnectResult::Connected(0x1001) })]);
+        assert_eq!(out.sent(), vec![(B1, Payload::ZkConnectResponse { result: ConnectResult::Connected(0x1001) })]);
         assert_eq!(
             headline(&out),
             (EventKind::ZkRequest, String::from("zk: new session 0x1001 for b1 (timeout 6000 ms)"))
@@ -508,7 +468,7 @@ mod tests {
         // Resuming it later is a reconnect on the same session.
         p.now = 50;
         let out = p.connect(B1, Some(0x1001));
-        assert_eq!(sends(&out), vec![(B1, Payload::ZkConnectResponse { result: ConnectResult::Connected(0x1001) })]);
+        assert_eq!(out.sent(), vec![(B1, Payload::ZkConnectResponse { result: ConnectResult::Connected(0x1001) })]);
         assert_eq!(p.zk.tree().session(0x1001).map(|s| s.last_heard_ms), Some(50));
     }
 
@@ -522,7 +482,7 @@ mod tests {
         let (r, out) = p.request(B1, set(0), false);
         assert_eq!(r, ZkResult::Error { code: ZkError::BadVersion });
         assert_eq!(headline(&out).1, "zk: setData /x (expected version 0) from b1 (session 0x1001) → error BADVERSION");
-        assert!(marks(&out).is_empty(), "a plain BADVERSION is no fenced controller write");
+        assert!(out.marks().is_empty(), "a plain BADVERSION is no fenced controller write");
         assert_eq!(p.zk.tree().get("/x").map(|n| n.stat.version), Some(1));
     }
 
@@ -538,14 +498,14 @@ mod tests {
 
         // At 100 ms the server stops hearing b1: it checks the session a timeout later.
         let out = p.cut(B1, 100);
-        assert_eq!(timers(&out), vec![(TIMEOUT, Timer::SessionExpiry { session: a })]);
+        assert_eq!(out.timers(), vec![(TIMEOUT, Timer::SessionExpiry { session: a })]);
 
         // One ms early the session lives: the check moves to the deadline.
         let out = p.fire(100 + TIMEOUT - 1, Timer::SessionExpiry { session: a });
         assert!(p.zk.tree().is_live(a));
         assert!(p.zk.tree().get("/controller").is_some());
-        assert_eq!(timers(&out), vec![(1, Timer::SessionExpiry { session: a })]);
-        assert!(marks(&out).is_empty());
+        assert_eq!(out.timers(), vec![(1, Timer::SessionExpiry { session: a })]);
+        assert!(out.marks().is_empty());
 
         // At the deadline it expires: its ephemerals go, and b2's watches fire.
         let out = p.fire(100 + TIMEOUT, Timer::SessionExpiry { session: a });
@@ -560,7 +520,7 @@ mod tests {
                 )
             )
         );
-        assert_eq!(marks(&out), vec![Mark::SessionExpired { session: a, owner: B1 }]);
+        assert_eq!(out.marks(), vec![Mark::SessionExpired { session: a, owner: B1 }]);
         let b = p.links.on[&B2];
         assert_eq!(
             watches(&out),
@@ -569,11 +529,11 @@ mod tests {
                 (B2, WatchEvent { session: b, path: "/controller".into(), kind: WatchEventType::NodeDeleted }),
             ]
         );
-        assert!(timers(&out).is_empty());
+        assert!(out.timers().is_empty());
 
         // Resuming it now is refused.
         let out = p.connect(B1, Some(a));
-        assert_eq!(sends(&out), vec![(B1, Payload::ZkConnectResponse { result: ConnectResult::Expired })]);
+        assert_eq!(out.sent(), vec![(B1, Payload::ZkConnectResponse { result: ConnectResult::Expired })]);
     }
 
     #[test]
@@ -586,7 +546,7 @@ mod tests {
         let out = p.fire(TIMEOUT, Timer::SessionExpiry { session: a });
         assert_eq!(headline(&out).1, "zk: session 0x1001 of b1 is heartbeating again");
         assert!(p.zk.tree().is_live(a) && p.zk.tree().get("/controller").is_some());
-        assert!(timers(&out).is_empty() && marks(&out).is_empty());
+        assert!(out.timers().is_empty() && out.marks().is_empty());
         assert_eq!(p.zk.tree().session(a).map(|s| s.last_heard_ms), Some(TIMEOUT));
 
         // Heard from again mid-way (link back at 9000, cut again at once): the check moves on.
@@ -595,7 +555,7 @@ mod tests {
         p.zk.on_client_link(B1, a, ClientLink::Heard, 9000, &mut out);
         let out = p.fire(7000 + TIMEOUT, Timer::SessionExpiry { session: a });
         assert!(p.zk.tree().is_live(a));
-        assert_eq!(timers(&out), vec![(2000, Timer::SessionExpiry { session: a })]);
+        assert_eq!(out.timers(), vec![(2000, Timer::SessionExpiry { session: a })]);
     }
 
     #[test]
@@ -615,7 +575,7 @@ mod tests {
         p.links.cut.remove(&B2);
         let out = p.connect(B2, Some(b));
         assert_eq!(
-            sends(&out),
+            out.sent(),
             vec![
                 (B2, Payload::ZkConnectResponse { result: ConnectResult::Connected(b) }),
                 (B2, Payload::ZkWatch { event: held }),
@@ -636,7 +596,7 @@ mod tests {
         p.cut(B2, 10);
         let mut out = Outbox::default();
         p.zk.on_watch_undelivered(event, &mut out);
-        assert_eq!(lines(&out), vec![String::from("zk holds the notification for session 0x1002 until it reconnects")]);
+        assert_eq!(out.lines(), vec![String::from("zk holds the notification for session 0x1002 until it reconnects")]);
         assert_eq!(p.zk.held(b).len(), 1);
 
         let out = p.heal(B2, 20);
@@ -686,7 +646,7 @@ mod tests {
         let (r, out) = p.request(B1, op.clone(), true);
         assert!(matches!(r, ZkResult::Written { .. }), "{r:?}");
         assert_eq!(
-            marks(&out),
+            out.marks(),
             vec![Mark::DeposedWriteAccepted {
                 from: 1,
                 partition: TopicPartition::new("t", 0),
@@ -697,13 +657,13 @@ mod tests {
                 current_controller_epoch: 5,
             }]
         );
-        let [line] = &lines(&out)[..] else { panic!("one line") };
+        let [line] = &out.lines()[..] else { panic!("one line") };
         assert!(line.starts_with(
             "zk: accepted a write to /brokers/topics/t/partitions/0/state made by controller epoch 4 while /controller_epoch is 5: a deposed controller's decision"
         ));
         // The same write from a broker's own code (not the controller) is not a controller decision.
         let (_, out) = p.request(B1, op, false);
-        assert!(marks(&out).is_empty() && lines(&out).is_empty());
+        assert!(out.marks().is_empty() && out.lines().is_empty());
     }
 
     #[test]
@@ -716,7 +676,7 @@ mod tests {
             version: 0,
         };
         let (_, out) = p.request(B1, op, true);
-        assert!(marks(&out).is_empty() && lines(&out).is_empty());
+        assert!(out.marks().is_empty() && out.lines().is_empty());
     }
 
     #[test]
@@ -733,9 +693,9 @@ mod tests {
         ];
         let (r, out) = p.request(B1, ZkOp::Multi { ops }, true);
         assert_eq!(r, ZkResult::MultiFailed { index: 0, code: ZkError::BadVersion });
-        assert_eq!(marks(&out), vec![Mark::WriteRefused { from: 1, expected_epoch_version: 3 }]);
+        assert_eq!(out.marks(), vec![Mark::WriteRefused { from: 1, expected_epoch_version: 3 }]);
         assert_eq!(
-            lines(&out),
+            out.lines(),
             vec![String::from(
                 "zk: refused a fenced controller write from b1: it expected /controller_epoch at version 3, which another controller has moved on (BADVERSION)"
             )]
