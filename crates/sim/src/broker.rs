@@ -127,11 +127,6 @@ impl Broker {
         self.started = true;
     }
 
-    /// Sends (or queues) a ZooKeeper request.
-    pub(crate) fn zk_send(&mut self, op: ZkOp, purpose: Purpose, out: &mut Outbox) -> u64 {
-        self.zk.send(op, purpose, out)
-    }
-
     /// `isActive`: this broker's controller believes it is the controller.
     pub fn is_active(&self) -> bool {
         self.controller.is_active(self.id)
@@ -261,7 +256,7 @@ impl Broker {
             // SessionExpirationListener.handleNewSession → Reelect; then ZkClient fires every
             // data/child listener: /controller is re-read, /brokers/ids and ISR notifications fire.
             self.controller.enqueue(ControllerEvent::Reelect);
-            self.zk_send(ZkOp::GetData { path: "/controller".into(), watch: true }, Purpose::ControllerWatch, out);
+            self.zk.send(ZkOp::GetData { path: "/controller".into(), watch: true }, Purpose::ControllerWatch, out);
             if self.controller.listeners {
                 self.controller.enqueue(ControllerEvent::BrokerChange);
                 self.controller.enqueue(ControllerEvent::IsrChangeNotification);
@@ -274,7 +269,7 @@ impl Broker {
             return;
         }
         let path = format!("/brokers/ids/{}", self.id);
-        self.zk_send(
+        self.zk.send(
             ZkOp::Create { path, data: ZData::Broker { id: self.id }, ephemeral: true, sequential: false },
             Purpose::Register,
             out,
@@ -321,7 +316,7 @@ impl Broker {
                         ),
                     );
                     let path = format!("/brokers/ids/{}", self.id);
-                    self.zk_send(ZkOp::Exists { path, watch: true }, Purpose::RegisterWatch, out);
+                    self.zk.send(ZkOp::Exists { path, watch: true }, Purpose::RegisterWatch, out);
                 }
                 _ => {}
             },
@@ -354,7 +349,7 @@ impl Broker {
         match (ev.path.as_str(), ev.kind) {
             ("/controller", WatchEventType::NodeDeleted) => self.controller.enqueue(ControllerEvent::Reelect),
             ("/controller", _) => {
-                self.zk_send(ZkOp::GetData { path: "/controller".into(), watch: true }, Purpose::ControllerWatch, out);
+                self.zk.send(ZkOp::GetData { path: "/controller".into(), watch: true }, Purpose::ControllerWatch, out);
             }
             ("/brokers/ids", WatchEventType::NodeChildrenChanged) if self.controller.listeners => {
                 self.controller.enqueue(ControllerEvent::BrokerChange)
@@ -636,7 +631,7 @@ impl Broker {
                 ),
             );
             let op = ZkOp::SetData { path: tp.state_path(), data, version: lp.zk_version };
-            self.zk_send(op, Purpose::IsrUpdate { tp, isr }, out);
+            self.zk.send(op, Purpose::IsrUpdate { tp, isr }, out);
         }
     }
 
@@ -656,7 +651,7 @@ impl Broker {
                     ),
                 );
                 let data = ZData::IsrChange { partitions: alloc::vec![tp.clone()] };
-                self.zk_send(
+                self.zk.send(
                     ZkOp::Create {
                         path: "/isr_change_notification/isr_change_".into(),
                         data,

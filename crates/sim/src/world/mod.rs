@@ -473,10 +473,7 @@ impl World {
             }
             (Payload::ZkRequest { session, xid, .. }, NodeId::Broker(b), _)
             | (Payload::ZkResponse { session, xid, .. }, _, NodeId::Broker(b)) => {
-                let (b, s, x) = (b, *session, *xid);
-                if self.brokers[&b].alive && self.brokers[&b].zk.session == Some(s) {
-                    self.broker_mut(b).on_zk_packet_lost(s, x);
-                }
+                self.broker_mut(b).on_zk_packet_lost(*session, *xid);
             }
             (Payload::ZkWatch { event }, _, _) => {
                 self.with_zk(log, |zk, _, _, out| zk.on_watch_undelivered(event, out));
