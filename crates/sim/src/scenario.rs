@@ -75,8 +75,8 @@ pub struct Caption {
 }
 
 /// Where a caption matched a step.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
-pub enum CaptionMatch {
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum CaptionMatch {
     /// A mark of the step, or its headline line.
     Headline,
     /// Only one of its detail lines.
@@ -84,15 +84,15 @@ pub enum CaptionMatch {
 }
 
 impl Caption {
-    /// Whether (and how strongly) this caption describes `e`. Every condition given must hold: the
-    /// node, the mark (a partial match of one of the step's marks), the text.
-    pub fn matches(&self, e: &crate::Event) -> Option<CaptionMatch> {
+    /// Whether (and how strongly) this caption describes `e`, whose marks are given as JSON
+    /// (`marks`, computed once per event). Every condition given must hold: the node, the mark (a
+    /// partial match of one of the step's marks), the text.
+    fn matches(&self, e: &crate::Event, marks: &[serde_json::Value]) -> Option<CaptionMatch> {
         if self.node.is_some_and(|n| n != e.node) {
             return None;
         }
         if let Some(pattern) = &self.mark {
-            let hit = e.marks.iter().any(|m| json_contains(&serde_json::to_value(m).unwrap_or_default(), pattern));
-            if !hit {
+            if !marks.iter().any(|m| json_contains(m, pattern)) {
                 return None;
             }
         }
@@ -343,12 +343,21 @@ impl Scenario {
     /// to `until` count: after a user's first command the run is no longer the one the story
     /// tells. One step shows one caption (the first). The page and the tests both use this.
     pub fn caption_steps(&self, events: &[crate::Event], until: Option<usize>, mode: Mode) -> Vec<StepCaption> {
-        let mut out: Vec<StepCaption> = self
-            .captions
+        let captions: Vec<&Caption> = self.captions.iter().filter(|c| self.caption_mode(c) == mode).collect();
+        if captions.is_empty() {
+            return Vec::new();
+        }
+        // Each step's marks as JSON, once, for the captions' partial matches.
+        let marks: Vec<Vec<serde_json::Value>> = events
             .iter()
-            .filter(|c| self.caption_mode(c) == mode)
+            .map(|e| e.marks.iter().map(|m| serde_json::to_value(m).unwrap_or_default()).collect())
+            .collect();
+        let mut out: Vec<StepCaption> = captions
+            .into_iter()
             .filter_map(|c| {
-                let at = |strength: CaptionMatch| events.iter().position(|e| c.matches(e) == Some(strength));
+                let at = |strength: CaptionMatch| {
+                    events.iter().zip(&marks).position(|(e, m)| c.matches(e, m) == Some(strength))
+                };
                 at(CaptionMatch::Headline)
                     .or_else(|| at(CaptionMatch::Detail))
                     .map(|i| StepCaption { step: i + 1, text: c.text.clone() })
