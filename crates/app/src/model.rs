@@ -291,11 +291,8 @@ impl Model {
     fn load_in_own_mode(&mut self, s: Result<Scenario, String>, name: String, what: &str) {
         let (old, saved) = (self.mode, s.as_ref().ok().and_then(|s| s.mode));
         // A mode the previous scenario chose for itself does not stick to the next one.
-        let carried = if self.tl.borrow().scenario().mode == Some(old) { None } else { Some(old) };
-        self.mode = match &s {
-            Ok(s) => s.opening_mode(saved.or(carried)),
-            Err(_) => carried.unwrap_or_default(),
-        };
+        let carried = if self.tl.borrow().scenario().mode == Some(old) { Mode::default() } else { old };
+        self.mode = saved.unwrap_or(carried);
         self.load(s, name, None, what);
         if self.notice.as_ref().map(|n| n.error).unwrap_or(false) {
             self.mode = old;
