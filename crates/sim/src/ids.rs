@@ -105,6 +105,13 @@ impl TopicPartition {
     pub fn state_path(&self) -> String {
         format!("/brokers/topics/{}/partitions/{}/state", self.topic, self.partition)
     }
+
+    /// The partition whose state znode is `path` (the inverse of [`TopicPartition::state_path`]).
+    pub fn from_state_path(path: &str) -> Option<TopicPartition> {
+        let rest = path.strip_prefix("/brokers/topics/")?.strip_suffix("/state")?;
+        let (topic, partition) = rest.split_once("/partitions/")?;
+        Some(TopicPartition::new(topic, partition.parse().ok()?))
+    }
 }
 
 impl fmt::Display for TopicPartition {
@@ -137,5 +144,17 @@ mod tests {
         assert_eq!(NodeId::parse("broker-2"), Ok(NodeId::Broker(2)));
         assert!(NodeId::parse("b").is_err());
         assert!(NodeId::parse("x9").is_err());
+    }
+
+    #[test]
+    fn state_paths_name_their_partition_and_back() {
+        assert_eq!(
+            TopicPartition::from_state_path("/brokers/topics/__consumer_offsets/partitions/12/state"),
+            Some(TopicPartition::new("__consumer_offsets", 12))
+        );
+        let tp = TopicPartition::new("t", 0);
+        assert_eq!(TopicPartition::from_state_path(&tp.state_path()), Some(tp));
+        assert_eq!(TopicPartition::from_state_path("/brokers/topics/t"), None);
+        assert_eq!(TopicPartition::from_state_path("/brokers/topics/t/partitions/x/state"), None);
     }
 }

@@ -186,7 +186,7 @@ impl ZkServerNode {
                         crate::controller::leader_isr_json(state)
                     ),
                 );
-                if let (NodeId::Broker(b), Some(partition)) = (from, partition_of_state_path(path)) {
+                if let (NodeId::Broker(b), Some(partition)) = (from, TopicPartition::from_state_path(path)) {
                     out.mark(Mark::DeposedWriteAccepted {
                         from: b,
                         partition,
@@ -319,13 +319,6 @@ impl ZkServerNode {
             }
         }
     }
-}
-
-/// The partition of a state znode, `/brokers/topics/<t>/partitions/<p>/state`.
-fn partition_of_state_path(path: &str) -> Option<TopicPartition> {
-    let rest = path.strip_prefix("/brokers/topics/")?.strip_suffix("/state")?;
-    let (topic, partition) = rest.split_once("/partitions/")?;
-    Some(TopicPartition::new(topic, partition.parse().ok()?))
 }
 
 #[cfg(test)]
@@ -701,15 +694,5 @@ mod tests {
             )]
         );
         assert_eq!(p.zk.tree().get("/brokers/topics/t/partitions/0/state").map(|n| n.stat.version), Some(0));
-    }
-
-    #[test]
-    fn state_paths_name_their_partition() {
-        assert_eq!(
-            partition_of_state_path("/brokers/topics/__consumer_offsets/partitions/12/state"),
-            Some(TopicPartition::new("__consumer_offsets", 12))
-        );
-        assert_eq!(partition_of_state_path("/brokers/topics/t"), None);
-        assert_eq!(partition_of_state_path("/brokers/topics/t/partitions/x/state"), None);
     }
 }
