@@ -368,15 +368,20 @@ impl World {
         kraft::Reach::new(self.cfg.voters(), &self.broker_liveness(), |a, b| self.net.is_up(a, b))
     }
 
-    /// Re-derives the quorum's liveness timers after any change.
+    /// Re-derives the quorum's liveness timers after a fault changed the network or a process.
     fn kraft_change(&mut self, log: &mut StepLog) {
-        if self.plane.kraft().is_none() {
-            return;
+        if self.plane.kraft().is_some() {
+            let reach = self.kraft_reach();
+            self.kraft_react(&reach, log);
         }
-        let reach = self.kraft_reach();
+    }
+
+    /// Re-derives the quorum's liveness timers after a voter's handler ran, with the reach it ran
+    /// with (a handler changes neither the network nor a process).
+    fn kraft_react(&mut self, reach: &kraft::Reach, log: &mut StepLog) {
         let Some(k) = self.plane.kraft_mut() else { return };
         let rng = &mut self.rng;
-        let outs = k.on_change(&reach, &mut |max| rng.up_to(max));
+        let outs = k.on_change(reach, &mut |max| rng.up_to(max));
         for (v, out) in outs {
             self.route(NodeId::Voter(v), out, log);
         }
@@ -432,7 +437,7 @@ impl World {
                     k.on_message(v, m.from, m.payload, &reach, &mut out);
                 }
                 self.route(NodeId::Voter(v), out, &mut log);
-                self.kraft_change(&mut log);
+                self.kraft_react(&reach, &mut log);
             }
             NodeId::Broker(b) if matches!(m.payload, Payload::MetadataRecords { .. }) => {
                 log.kind = EventKind::ControlRequest;
@@ -573,7 +578,7 @@ impl World {
                     k.on_timer(v, &timer, &reach, &mut |max| rng.up_to(max), &mut out);
                 }
                 self.route(node, out, &mut log);
-                self.kraft_change(&mut log);
+                self.kraft_react(&reach, &mut log);
             }
             NodeId::Client(c) => {
                 log.kind = EventKind::Consumer;
