@@ -99,10 +99,11 @@ def main():
         if path.startswith("controller" + os.sep) and re.search(r"\bimpl\s+Broker\b", src):
             problems.append(f"{path} has `impl Broker`: the controller is its own type")
         if path.startswith("world" + os.sep) and path != os.path.join("world", "build.rs"):
-            for call in re.findall(r"\.(apply|expire|touch)\(", src):
-                if re.search(r"\bzk\w*\.(apply|expire|touch)\(", src):
-                    problems.append(f"{path} calls the ZooKeeper tree's {call}(): server logic belongs in zookeeper/server.rs")
-                    break
+            call = re.search(r"\bzk\w*\.(apply|expire|touch)\(", src)
+            if call:
+                problems.append(
+                    f"{path} calls the ZooKeeper tree's {call.group(1)}(): server logic belongs in zookeeper/server.rs"
+                )
     for p in problems:
         print("check-structure:", p)
     print(f"check-structure: {len(files)} core modules, {len(problems)} finding(s)")
