@@ -496,6 +496,30 @@ impl Broker {
         true
     }
 
+    /// Replaces what this broker knows of the cluster wholesale: its metadata cache becomes
+    /// `alive` and `partitions`, it leads or follows each partition it is a replica of as
+    /// `partitions` says, and it coordinates the groups of the `__consumer_offsets` partitions it
+    /// leads. The steady state at time 0 starts from this, and a KRaft broker publishes every
+    /// image this way (`BrokerMetadataPublisher`).
+    pub fn load_metadata(
+        &mut self,
+        alive: BTreeSet<BrokerId>,
+        partitions: BTreeMap<TopicPartition, PartitionStateInfo>,
+    ) {
+        self.partitions.clear();
+        self.owned_offsets_partitions.clear();
+        for (tp, info) in &partitions {
+            if info.replicas.contains(&self.id) {
+                self.partitions.insert(tp.clone(), LocalPartition::from_info(info, self.id));
+            }
+            if info.leader == self.id && tp.topic == OFFSETS_TOPIC {
+                self.owned_offsets_partitions.insert(tp.partition);
+            }
+        }
+        self.metadata.alive = alive;
+        self.metadata.partitions = partitions;
+    }
+
     /// A packet of this broker's ZooKeeper connection on `session` was lost on a cut link: the
     /// request stays outstanding and is sent again when the connection comes back (TCP
     /// retransmission, then ZkClient's retry).

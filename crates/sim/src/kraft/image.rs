@@ -3,9 +3,8 @@
 //! publishes that image to the broker's metadata cache, its `ReplicaManager` (local partitions)
 //! and its group coordinator (the `__consumer_offsets` partitions it leads).
 use super::record::{Image, Part, Record};
-use crate::broker::{Broker, LocalPartition};
+use crate::broker::Broker;
 use crate::message::PartitionStateInfo;
-use crate::scenario::OFFSETS_TOPIC;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -30,21 +29,7 @@ impl Part {
 /// partitions from `img` (the whole image each time: a KRaft broker keeps no state of its own
 /// beside it).
 pub fn publish(img: &Image, br: &mut Broker) {
-    let b = br.id;
-    br.metadata.alive = img.live();
-    br.metadata.partitions.clear();
-    br.partitions.clear();
-    br.owned_offsets_partitions.clear();
-    for (tp, p) in &img.partitions {
-        let info = p.info(tp);
-        if info.replicas.contains(&b) {
-            br.partitions.insert(tp.clone(), LocalPartition::from_info(&info, b));
-        }
-        if info.leader == b && tp.topic == OFFSETS_TOPIC {
-            br.owned_offsets_partitions.insert(tp.partition);
-        }
-        br.metadata.partitions.insert(tp.clone(), info);
-    }
+    br.load_metadata(img.live(), img.partitions.iter().map(|(tp, p)| (tp.clone(), p.info(tp))).collect());
 }
 
 /// What applying one batch of committed records did, as log lines.

@@ -4,7 +4,7 @@
 //! its sessions, ephemerals and watches, or a KRaft quorum with every broker's metadata image.
 use super::{ControlPlane, Item, World};
 use crate::alerts;
-use crate::broker::{Broker, LocalPartition};
+use crate::broker::Broker;
 use crate::consumer::Consumer;
 use crate::controller::partition_state::PartitionState;
 use crate::controller::replica_state::ReplicaState;
@@ -158,15 +158,7 @@ fn zookeeper_steady_state(cfg: &Config) -> (ControlPlane, BTreeMap<BrokerId, Rc<
                 }
             }
         }
-        for (tp, _) in cfg.assignment.iter().filter(|(_, r)| r.contains(&b)) {
-            let info = &infos[tp];
-            br.partitions.insert(tp.clone(), LocalPartition::from_info(info, b));
-            if info.leader == b && tp.topic == OFFSETS_TOPIC {
-                br.owned_offsets_partitions.insert(tp.partition);
-            }
-        }
-        br.metadata.alive = live.clone();
-        br.metadata.partitions = infos.clone();
+        br.load_metadata(live.clone(), infos.clone());
         brokers.insert(b, Rc::new(br));
     }
     (ControlPlane::ZooKeeper(Rc::new(ZkServerNode::new(zk))), brokers)
