@@ -568,6 +568,7 @@ pub fn builtins() -> Vec<(&'static str, &'static str)> {
     alloc::vec![
         ("seed-incident", include_str!("../scenarios/seed-incident.json")),
         ("seed-incident-recovery", include_str!("../scenarios/seed-incident-recovery.json")),
+        ("zkclient-retry", include_str!("../scenarios/zkclient-retry.json")),
         ("clean-failover", include_str!("../scenarios/clean-failover.json")),
         ("controller-moved", include_str!("../scenarios/controller-moved.json")),
     ]

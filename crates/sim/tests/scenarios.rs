@@ -230,3 +230,38 @@ fn same_seed_same_trace_other_seed_other_timing() {
     let c = trace_text(&run_to_end(&mut other));
     assert_ne!(fnv(&a), fnv(&c), "the seed drives latency jitter");
 }
+
+/// `zkclient-retry` is the other way 1.0 gets there: broker 1's write of `__consumer_offsets-3` is
+/// interrupted, its session expires, and I0Itec ZkClient retries the write on the new session after
+/// broker 2 has loaded its cache (zkclient 0.10 `ZkClient.retryUntilConnected`). Under 1.1 the same
+/// faults fail the pending write instead (KAFKA-5642), so no deposed write lands.
+#[test]
+fn zkclient_retry_lands_the_interrupted_write_on_a_new_session() {
+    let mut w = world("zkclient-retry");
+    let events = run_to_end(&mut w);
+    let b1_won = mark_index(&events, 0, |m| matches!(m, Mark::ControllerElected { broker: 1, .. })).expect("b1 wins");
+    let cut = mark_index(&events, b1_won, |m| {
+        matches!(m, Mark::Fault { command: splitbrain_sim::Command::Cut { a: NodeId::Broker(1), .. } })
+    })
+    .expect("b1's link is cut after it won");
+    let learned = mark_index(&events, cut, |m| matches!(m, Mark::SessionExpiryLearned { broker: 1, .. }))
+        .expect("b1 learns its session expired");
+    let b2_won = mark_index(&events, b1_won, |m| matches!(m, Mark::ControllerElected { broker: 2, .. })).expect("b2 wins");
+    let landed = mark_index(&events, learned, |m| {
+        matches!(m, Mark::DeposedWriteAccepted { from: 1, partition, .. } if *partition == offsets(3))
+    })
+    .expect("the retried write of p3 lands after b1 learned of its expiry");
+    assert!(b2_won < landed, "broker 2 had loaded its cache before the retried write landed");
+    let p = p3(&w);
+    assert_eq!((p.leader, p.isr.clone()), (-1, vec![2]));
+
+    let s = splitbrain_sim::scenario::builtin("zkclient-retry").unwrap();
+    let mut w11 = splitbrain_sim::World::with_mode(&s, s.seed, splitbrain_sim::scenario::Mode::Kafka11).unwrap();
+    let events11 = run_to_end(&mut w11);
+    assert!(
+        first_mark(&events11, |m| matches!(m, Mark::DeposedWriteAccepted { partition, .. } if *partition == offsets(3)))
+            .is_none(),
+        "1.1 fails the pending write on expiry instead of retrying it"
+    );
+    assert!(p3(&w11).leader >= 0);
+}
