@@ -5,7 +5,7 @@
 import { deflateRawSync } from 'node:zlib';
 import { openApp, dragAcross, stepInfo } from './helpers.mjs';
 
-const link = (obj) => 'v1.' + deflateRawSync(Buffer.from(JSON.stringify(obj))).toString('base64url');
+const link = (obj) => 'v2.' + deflateRawSync(Buffer.from(JSON.stringify(obj))).toString('base64url');
 
 async function rendered(page) {
   return page.evaluate(() => ({
@@ -49,7 +49,7 @@ export async function run({ page, context, baseUrl, screenshot, assert }) {
 
   await page.click('[data-testid=copy-link]');
   const url = await page.inputValue('[data-testid=share-url]');
-  assert.match(url, /#v1\.[A-Za-z0-9_-]+$/, url);
+  assert.match(url, /#v2\.[A-Za-z0-9_-]+$/, url);
   // The address bar follows the run too.
   assert.equal(await page.evaluate(() => location.hash.slice(1)), url.split('#')[1]);
   assert.match(await page.textContent('[data-testid=share-status]'), /copied|Ctrl\+C/);

@@ -25,8 +25,12 @@ pub fn model_for_fragment(fragment: &str) -> Model {
     }
     match Link::decode(fragment).and_then(|l| l.restore().map(|t| (l, t))) {
         Ok((link, tl)) => {
-            let source = link.builtin.clone().unwrap_or_else(|| tl.scenario().name.clone());
-            Model::from_restored(tl, source, link.mode).with_compare(link.compare)
+            let source = link.builtin_opened().map(String::from).unwrap_or_else(|| tl.scenario().name.clone());
+            let mut m = Model::from_restored(tl, source, link.mode).with_compare(link.compare);
+            if let Some(text) = link.notice() {
+                m.notice = Some(Notice { error: false, text });
+            }
+            m
         }
         Err(e) => {
             let mut m = Model::initial();

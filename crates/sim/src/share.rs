@@ -1,7 +1,12 @@
 //! Permalinks: a whole run (scenario — a built-in's name or the scenario itself —, mode, seed, the
 //! user's faults with the steps they were made at, and the step shown) in one URL fragment.
-//! Format: `v1.` + base64url (no padding) of raw DEFLATE of a small JSON object. Versioned, size
+//! Format: `v2.` + base64url (no padding) of raw DEFLATE of a small JSON object. Versioned, size
 //! limited, and every failure is a one-line message; decoding never panics.
+//!
+//! The version also names the model a link was made with. `v1` links were made before the model
+//! had a ZooKeeper ensemble and 1.0's own controller-move paths (2026-12-03): they still open, with
+//! a notice ([`Link::notice`]) that the run may differ, and a `v1` link to the built-in
+//! `seed-incident` opens `zkclient-retry`, which carries that scenario's old faults.
 use crate::scenario::{builtin, Mode, Scenario};
 use crate::timeline::{Timeline, UserCommand};
 use alloc::format;
@@ -10,7 +15,9 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 /// The current link version.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
+/// The oldest link version still read.
+pub const OLDEST_VERSION: u32 = 1;
 /// Longest fragment accepted.
 pub const MAX_LINK_BYTES: usize = 64 * 1024;
 /// Largest decompressed payload accepted.
@@ -40,6 +47,13 @@ pub struct Link {
     /// The behaviour shown side by side, if any (links without it open as before).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compare: Option<Mode>,
+    /// The link version it was decoded from ([`VERSION`] for a link made now).
+    #[serde(skip, default = "current_version")]
+    pub version: u32,
+}
+
+fn current_version() -> u32 {
+    VERSION
 }
 
 impl Link {
@@ -55,13 +69,41 @@ impl Link {
             commands: t.user_commands().to_vec(),
             step: t.cursor() as u64,
             compare: None,
+            version: VERSION,
         }
+    }
+
+    /// The built-in this link opens: its own, except that a `v1` link to `seed-incident` opens
+    /// `zkclient-retry`, the scenario that now carries `seed-incident`'s faults of then.
+    pub fn builtin_opened(&self) -> Option<&str> {
+        match self.builtin.as_deref() {
+            Some("seed-incident") if self.version < 2 => Some("zkclient-retry"),
+            other => other,
+        }
+    }
+
+    /// What the reader should know before trusting the restored run: why it may differ from the
+    /// run the link was made from. None for a link made by this version.
+    pub fn notice(&self) -> Option<String> {
+        if self.version >= VERSION {
+            return None;
+        }
+        let moved = match (self.builtin.as_deref(), self.builtin_opened()) {
+            (Some(a), Some(b)) if a != b => format!(
+                " Its scenario '{a}' now follows the blog's own order on a three-server ZooKeeper ensemble; the run this link showed is the built-in '{b}', opened here."
+            ),
+            _ => String::new(),
+        };
+        Some(format!(
+            "This link was made with an older model (link version {}): since then ZooKeeper expires sessions in tickTime buckets and Kafka 1.0's own controller-move paths are modelled, so times and steps may differ from what its author saw.{moved}",
+            self.version
+        ))
     }
 
     /// Rebuilds the timeline: same scenario, mode and seed; the user's faults re-applied at their
     /// steps; the cursor at the saved step.
     pub fn restore(&self) -> Result<Timeline, String> {
-        let scenario = match (&self.builtin, &self.scenario) {
+        let scenario = match (self.builtin_opened(), &self.scenario) {
             (Some(name), _) => {
                 builtin(name).ok_or_else(|| format!("the link names an unknown built-in scenario '{name}'"))?
             }
@@ -106,12 +148,12 @@ impl Link {
         if f.len() > MAX_LINK_BYTES {
             return Err(format!("the link is {} bytes long; the limit is {MAX_LINK_BYTES}", f.len()));
         }
-        let (ver, body) = f.split_once('.').ok_or("the link has no version prefix (expected v1.…)")?;
+        let (ver, body) = f.split_once('.').ok_or("the link has no version prefix (expected v2.…)")?;
         let v: u32 = ver
             .strip_prefix('v')
             .and_then(|n| n.parse().ok())
-            .ok_or_else(|| format!("'{}' is not a link version (expected v1)", clip(ver)))?;
-        if v != VERSION {
+            .ok_or_else(|| format!("'{}' is not a link version (expected v2)", clip(ver)))?;
+        if !(OLDEST_VERSION..=VERSION).contains(&v) {
             return Err(if v > VERSION {
                 format!(
                     "this link was made by a newer splitbrain (link version {v}); this page reads version {VERSION}"
@@ -124,7 +166,10 @@ impl Link {
         let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_PAYLOAD_BYTES)
             .map_err(|_| String::from("the link's data is corrupted or too large (it does not decompress)"))?;
         let text = core::str::from_utf8(&json).map_err(|_| String::from("the link's data is not UTF-8 text"))?;
-        serde_json::from_str(text).map_err(|e| format!("the link's data is not a valid run description: {e}"))
+        let mut link: Link =
+            serde_json::from_str(text).map_err(|e| format!("the link's data is not a valid run description: {e}"))?;
+        link.version = v;
+        Ok(link)
     }
 }
 

@@ -246,10 +246,13 @@ fn zkclient_retry_lands_the_interrupted_write_on_a_new_session() {
     .expect("b1's link is cut after it won");
     let learned = mark_index(&events, cut, |m| matches!(m, Mark::SessionExpiryLearned { broker: 1, .. }))
         .expect("b1 learns its session expired");
-    let b2_won = mark_index(&events, b1_won, |m| matches!(m, Mark::ControllerElected { broker: 2, .. })).expect("b2 wins");
-    let landed = mark_index(&events, learned, |m| {
-        matches!(m, Mark::DeposedWriteAccepted { from: 1, partition, .. } if *partition == offsets(3))
-    })
+    let b2_won =
+        mark_index(&events, b1_won, |m| matches!(m, Mark::ControllerElected { broker: 2, .. })).expect("b2 wins");
+    let landed = mark_index(
+        &events,
+        learned,
+        |m| matches!(m, Mark::DeposedWriteAccepted { from: 1, partition, .. } if *partition == offsets(3)),
+    )
     .expect("the retried write of p3 lands after b1 learned of its expiry");
     assert!(b2_won < landed, "broker 2 had loaded its cache before the retried write landed");
     let p = p3(&w);
@@ -259,8 +262,11 @@ fn zkclient_retry_lands_the_interrupted_write_on_a_new_session() {
     let mut w11 = splitbrain_sim::World::with_mode(&s, s.seed, splitbrain_sim::scenario::Mode::Kafka11).unwrap();
     let events11 = run_to_end(&mut w11);
     assert!(
-        first_mark(&events11, |m| matches!(m, Mark::DeposedWriteAccepted { partition, .. } if *partition == offsets(3)))
-            .is_none(),
+        first_mark(
+            &events11,
+            |m| matches!(m, Mark::DeposedWriteAccepted { partition, .. } if *partition == offsets(3))
+        )
+        .is_none(),
         "1.1 fails the pending write on expiry instead of retrying it"
     );
     assert!(p3(&w11).leader >= 0);
