@@ -15,6 +15,7 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   splitbrain scenarios
   splitbrain run <built-in name | path.json> [--mode legacy|1.1|fenced|kraft] [--seed N] [--until-ms T] [--json]
+                 (modes: legacy is Kafka 1.0.0, alias 1.0; 1.1 is 1.1.0; fenced is 2.1.0, alias 2.1)
   splitbrain coordinator <group> [--partitions N]
   splitbrain explore [--mode legacy|1.1|fenced|kraft] [--seed N] [--budget-schedules K | --budget-ms T]
                      [--property leader-minus-one|two-controllers] [--exhaustive] [--max-faults F] [--operator]

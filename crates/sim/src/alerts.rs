@@ -68,15 +68,15 @@ pub(crate) fn check<'a>(
     }
     let mut seen = DivergenceMemo::new();
     for b in brokers.filter(|b| b.alive && b.is_active() && b.controller.ctx.loaded) {
-        let writing = b.controller.job.as_ref().and_then(|j| j.writing());
+        let writing = b.controller.job.as_ref().map(|j| j.writing()).unwrap_or_default();
         let leadership = &b.controller.ctx.leadership;
         let d = match memo.get(&b.id) {
-            Some(d) if d.zxid == zk.zxid() && d.writing.as_ref() == writing && d.leadership == *leadership => d.clone(),
+            Some(d) if d.zxid == zk.zxid() && d.writing == writing && d.leadership == *leadership => d.clone(),
             _ => Rc::new(Divergence {
                 zxid: zk.zxid(),
                 leadership: leadership.clone(),
-                writing: writing.cloned(),
-                alert: cache_divergence(zk, b.id, leadership, writing),
+                writing: writing.clone(),
+                alert: cache_divergence(zk, b.id, leadership, &writing),
             }),
         };
         out.extend(d.alert.clone());
@@ -95,7 +95,7 @@ pub(crate) fn check<'a>(
 pub(crate) struct Divergence {
     zxid: u64,
     leadership: BTreeMap<TopicPartition, Cached>,
-    writing: Option<TopicPartition>,
+    writing: Vec<TopicPartition>,
     alert: Option<Alert>,
 }
 
@@ -108,10 +108,10 @@ fn cache_divergence(
     zk: &DataTree,
     id: BrokerId,
     leadership: &BTreeMap<TopicPartition, Cached>,
-    writing: Option<&TopicPartition>,
+    writing: &[TopicPartition],
 ) -> Option<Alert> {
     let mut diffs = Vec::new();
-    for (tp, c) in leadership.iter().filter(|(tp, _)| Some(*tp) != writing) {
+    for (tp, c) in leadership.iter().filter(|(tp, _)| !writing.contains(tp)) {
         if let Some(ZData::PartitionState { state }) = zk.get(&tp.state_path()).map(|n| &n.data) {
             if state.leader != c.state.leader || state.isr != c.state.isr || state.leader_epoch != c.state.leader_epoch
             {

@@ -210,7 +210,7 @@ impl Broker {
                         self.id
                     ),
                 );
-                self.on_new_session(out);
+                self.on_new_session(cfg, out);
                 // ZkClient retries the interrupted operations on the new session.
                 self.resend(out);
             }
@@ -246,8 +246,16 @@ impl Broker {
         out.send(NodeId::Zk, Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms });
     }
 
-    /// `fireNewSessionEvents` then `fireAllEvents`: re-register, re-elect, re-read listeners.
-    fn on_new_session(&mut self, out: &mut Outbox) {
+    /// `fireNewSessionEvents` then `fireAllEvents`: re-register, re-elect, re-read listeners. At
+    /// start-up, and in 1.0 on every new session, the broker registers at once (`KafkaServer.startup`,
+    /// `KafkaHealthcheck`); from 1.1.0 a later session's `afterInitializingSession` only puts
+    /// `RegisterBrokerAndReelect` on the controller queue (see `controller/register.rs`), and the
+    /// `/controller` watch comes back with that event's `maybeResign`.
+    fn on_new_session(&mut self, cfg: &Config, out: &mut Outbox) {
+        if self.started && cfg.behaviour().register_on_controller_thread {
+            self.controller.enqueue(ControllerEvent::RegisterBrokerAndReelect);
+            return;
+        }
         self.register(out);
         if !self.started {
             self.started = true;
@@ -306,6 +314,7 @@ impl Broker {
                         EventKind::Info,
                         format!("[KafkaHealthcheck broker={}] Registered broker {} at path {path}", self.id, self.id),
                     );
+                    out.mark(crate::mark::Mark::BrokerRegistered { broker: self.id, on_controller_thread: false });
                 }
                 ZkResult::Error { code: ZkError::NodeExists } => {
                     out.log(

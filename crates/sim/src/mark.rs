@@ -219,6 +219,14 @@ pub enum Mark {
         /// 0 when the client keeps them to retry on the new session (ZkClient ≤1.0).
         failed_requests: u32,
     },
+    /// A broker registered `/brokers/ids/<id>` on its current session.
+    BrokerRegistered {
+        /// The broker.
+        broker: BrokerId,
+        /// Registered by `RegisterBrokerAndReelect` on the controller's event thread (1.1.0+),
+        /// rather than by `KafkaHealthcheck`'s listener (1.0.0).
+        on_controller_thread: bool,
+    },
     /// A KRaft voter won an election (`CandidateState` → `LeaderState`).
     RaftLeaderElected {
         /// The voter.

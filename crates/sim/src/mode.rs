@@ -3,28 +3,63 @@
 //! brokers, the world, the view and the explorer ask these properties; no other file of the core
 //! names a `Mode` variant (the scenario parser aside, which only reads and writes the name).
 //!
-//! | property | legacy (0.11–1.0) | 1.1 (KAFKA-5642) | fenced (KAFKA-6082) | kraft |
+//! `legacy` is Kafka 1.0.0 (`ZkUtils` over I0Itec `ZkClient`), `1.1` is Kafka 1.1.0 (KAFKA-5642's
+//! `KafkaZkClient`/`ZooKeeperClient`), and `fenced` is Kafka 2.1.0: 1.1's client and controller plus
+//! KAFKA-6082's fence. `fenced` is *not* "legacy plus the fence": it has no retry after expiry, the
+//! `Expire` event, `maybeResign`, the batched state machines and `RegisterBrokerAndReelect` of 1.1.
+//! The names `1.0` and `2.1` are accepted everywhere a mode is parsed, as aliases of `legacy` and
+//! `fenced`.
+//!
+//! | property | legacy (1.0.0) | 1.1 (1.1.0) | fenced (2.1.0) | kraft |
 //! |---|---|---|---|---|
-//! | [`retry_after_expiry`](Behaviour::retry_after_expiry) | yes | no | yes | – |
-//! | [`expire_event`](Behaviour::expire_event) | no | yes | no | – |
-//! | [`reread_controller_on_change`](Behaviour::reread_controller_on_change) | no | yes | no | – |
+//! | [`retry_after_expiry`](Behaviour::retry_after_expiry) | yes | no | no | – |
+//! | [`expire_event`](Behaviour::expire_event) | no | yes | yes | – |
+//! | [`reread_controller_on_change`](Behaviour::reread_controller_on_change) | no | yes | yes | – |
 //! | [`fenced_writes`](Behaviour::fenced_writes) | no | no | yes | – |
+//! | [`batched_elections`](Behaviour::batched_elections) | no | yes | yes | – |
+//! | [`batched_isr_removal`](Behaviour::batched_isr_removal) | no | yes | yes | – |
+//! | [`pipelined_notification_deletes`](Behaviour::pipelined_notification_deletes) | no | yes | yes | – |
+//! | [`register_on_controller_thread`](Behaviour::register_on_controller_thread) | no | yes | yes | – |
+//! | [`controller_move_checks_owner`](Behaviour::controller_move_checks_owner) | no | no | yes | – |
 //! | [`control_plane`](Behaviour::control_plane) | ZooKeeper | ZooKeeper | ZooKeeper | KRaft quorum |
 //!
-//! Sources, by property:
+//! Sources, by property (paths under `core/src/main/scala/kafka/`; KC = `controller/KafkaController.scala`,
+//! PSM = `controller/PartitionStateMachine.scala`, RSM = `controller/ReplicaStateMachine.scala`,
+//! KZC = `zk/KafkaZkClient.scala`):
 //! - `retry_after_expiry`: 1.0.0 `ZkUtils` wraps I0Itec `ZkClient`, whose `retryUntilConnected`
 //!   (zkclient 0.10 `ZkClient.java`) retries after `SessionExpiredException` on the new session;
-//!   1.1.0 `KafkaZkClient.retryRequestsUntilConnected` retries only `CONNECTIONLOSS`.
-//! - `expire_event`: 1.1.0 `KafkaController.scala`, `StateChangeHandler.beforeInitializingSession`
-//!   puts `Expire` with `clearAndPut`; `Expire.process` sets `activeControllerId = -1` and calls
-//!   `onControllerResignation()`.
-//! - `reread_controller_on_change`: 1.1.0 `ControllerChange.process` is `maybeResign()`, which reads
-//!   `/controller` when processed; 1.0.0 `ControllerChange(newControllerId)` carries the id read
-//!   when the listener fired.
-//! - `fenced_writes`: 2.1.0 `KafkaZkClient.registerControllerAndIncrementControllerEpoch` (create
-//!   `/controller` and bump `/controller_epoch` in one `multi`) and
-//!   `wrapRequestWithControllerEpochCheck` (every controller write a `multi` whose first op checks
-//!   the `/controller_epoch` version read at election; BADVERSION is `ControllerMovedException`).
+//!   1.1.0 KZC:1440 and 2.1.0 KZC:1592 `retryRequestsUntilConnected` retry only `CONNECTIONLOSS`.
+//! - `expire_event`: `StateChangeHandler.beforeInitializingSession` puts `Expire` with `clearAndPut`
+//!   (1.1.0 KC:160, 2.1.0 KC:167); `Expire.process` sets `activeControllerId = -1` and calls
+//!   `onControllerResignation()` (1.1.0 KC:1493, 2.1.0 KC:1522).
+//! - `reread_controller_on_change`: `ControllerChange.process` reads `/controller` when processed
+//!   (1.1.0 KC:1456; 2.1.0 KC:1495 → `maybeResign` KC:1191); 1.0.0 `ControllerChange(newControllerId)`
+//!   carries the id read when the listener fired.
+//! - `fenced_writes`: 2.1.0 KZC:97 `registerControllerAndIncrementControllerEpoch` (create
+//!   `/controller` and bump `/controller_epoch` in one `multi`), and every controller write carries
+//!   `controllerZkVersionCheck(expectedControllerEpochZkVersion)` (KZC:1699, a `ZkVersionCheck` that
+//!   `ZooKeeperClient.send`, 2.1.0 `zookeeper/ZooKeeperClient.scala`:167, turns into
+//!   `multi(check, op)`, :198/:215); a failed check is
+//!   `ControllerMovedException` (KZC:1706 `maybeThrowControllerMoveException`). The writes the model
+//!   makes and where 2.1.0 checks them: partition state setData KZC:189, state create KZC:205,
+//!   `/isr_change_notification` deletes KZC:951, `/controller` delete KZC:1010.
+//!   (`wrapRequestWithControllerEpochCheck` is 2.2.0's name; 2.1.0 has none of that name.)
+//! - `batched_elections`: `PSM.doElectLeaderForPartitions` (1.1.0 PSM:276, 2.1.0 PSM:314): one
+//!   pipelined read of the partitions' state znodes (`getTopicPartitionStatesRaw`, 2.1.0 KZC:176),
+//!   then one pipelined `updateLeaderAndIsr` (2.1.0 KZC:245), each a conditional setData.
+//! - `batched_isr_removal`: `RSM.doRemoveReplicasFromIsr` (1.1.0 RSM:282, 2.1.0 RSM:294), one batch
+//!   per dead replica (2.1.0 RSM:104 `groupBy(_.replica)`), with
+//!   `adjustedIsr = if (isr.size == 1) isr else isr - r` (1.1.0 RSM:290, 2.1.0 RSM:302): the last
+//!   ISR member is kept whatever `unclean.leader.election.enable` says.
+//! - `pipelined_notification_deletes`: `deleteIsrChangeNotifications(sequenceNumbers)` sends one
+//!   delete per notification, pipelined (1.1.0 KZC:823; 2.1.0 KZC:951, each with the epoch check).
+//! - `register_on_controller_thread`: `afterInitializingSession` puts `RegisterBrokerAndReelect`
+//!   (1.1.0 KC:157, 2.1.0 KC:164), which registers the broker (`registerBrokerInZk`, 1.1.0 KZC:82;
+//!   `registerBroker`, 2.1.0 KZC:85) and then runs `Reelect` on the controller thread
+//!   (1.1.0 KC:1483, 2.1.0 KC:1512). 1.0.0 registers in `KafkaHealthcheck`'s own listener.
+//! - `controller_move_checks_owner`: 2.1.0 `triggerControllerMove` (KC:1174) re-reads `/controller`
+//!   and deletes it (fenced) only if this broker still holds it; 1.0.0 (KC:1652) and 1.1.0
+//!   (KC:1180) delete it unconditionally.
 //! - `control_plane`: KIP-500/595/631 (see [`crate::kraft`]).
 use alloc::format;
 use alloc::string::String;
@@ -34,21 +69,27 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
-    /// Kafka 0.11–1.0: unfenced controller writes, ZkClient retrying on a new session (the bug).
+    /// Kafka 0.11–1.0 (1.0.0): unfenced controller writes, ZkClient retrying on a new session (the
+    /// bug). Also parsed as `1.0`.
     #[default]
+    #[serde(alias = "1.0")]
     Legacy,
-    /// Kafka 1.1–2.0: legacy plus what KAFKA-5642 (1.1.0) changed. The new `ZooKeeperClient` does
-    /// not retry a request that failed with `SESSIONEXPIRED`, and on expiry
+    /// Kafka 1.1.0 (KAFKA-5642's `KafkaZkClient`). The new `ZooKeeperClient` does not retry a
+    /// request that failed with `SESSIONEXPIRED`, and on expiry
     /// (`StateChangeHandler.beforeInitializingSession`) the controller clears its event queue and
     /// processes `Expire` (resign) before the new session opens; `ControllerChange` re-reads
-    /// `/controller` when processed. Controller writes are still unfenced, so a controller that
+    /// `/controller` when processed; the broker re-registers through `RegisterBrokerAndReelect` on
+    /// the controller thread; elections and ISR removals are batched (pipelined reads, then
+    /// pipelined conditional writes). Controller writes are still unfenced, so a controller that
     /// moves *without* its session expiring (an operator deleting `/controller`) can still write.
     #[serde(rename = "1.1")]
     Kafka11,
-    /// Legacy plus exactly what KAFKA-6082 (released in 2.1.0) changed: `/controller` is created in
-    /// the same `multi` as the epoch bump, and every controller write is a `multi` that first
-    /// checks the `/controller_epoch` version read at election; a failed check is
-    /// `ControllerMovedException` and the controller resigns (`maybeResign`).
+    /// Kafka 2.1.0: everything 1.1.0 has, plus KAFKA-6082: `/controller` is created in the same
+    /// `multi` as the epoch bump, every controller write is a `multi` that first checks the
+    /// `/controller_epoch` version read at election (a failed check is `ControllerMovedException`
+    /// and the controller resigns through `maybeResign`), and `triggerControllerMove` deletes
+    /// `/controller` only if this broker still holds it. Also parsed as `2.1`.
+    #[serde(alias = "2.1")]
     Fenced,
     /// A simplified KRaft (KIP-500/595/631): a Raft quorum of three controller voters instead of
     /// ZooKeeper; faults on a broker's link to ZooKeeper cut its links to every voter.
@@ -83,6 +124,24 @@ pub struct Behaviour {
     /// `/controller` is created in one `multi` with the `/controller_epoch` bump, and every
     /// controller write is a `multi` that first checks the `/controller_epoch` version.
     pub fenced_writes: bool,
+    /// Offline partitions are elected in one batch (`doElectLeaderForPartitions`): one pipelined
+    /// read of their state znodes, then one pipelined set of conditional writes. When false, 1.0's
+    /// loop reads and writes one partition at a time.
+    pub batched_elections: bool,
+    /// A dead replica leaves the ISR of all its partitions in one batch
+    /// (`doRemoveReplicasFromIsr`), and a size-1 ISR is kept as it is. When false, 1.0's
+    /// `removeReplicaFromIsr` goes one partition at a time and keeps the last member only when
+    /// unclean election is off.
+    pub batched_isr_removal: bool,
+    /// `/isr_change_notification` children are deleted one request each, pipelined (and each
+    /// fenced when writes are). When false, the model deletes them in one `multi`.
+    pub pipelined_notification_deletes: bool,
+    /// After a new session the broker re-registers through `RegisterBrokerAndReelect` on the
+    /// controller's event thread; when false, `KafkaHealthcheck`'s listener registers at once.
+    pub register_on_controller_thread: bool,
+    /// `triggerControllerMove` re-reads `/controller` and deletes it only if this broker still
+    /// holds it; when false it resigns and deletes `/controller` whoever holds it.
+    pub controller_move_checks_owner: bool,
     /// ZooKeeper or a KRaft quorum.
     pub control_plane: ControlPlaneKind,
 }
@@ -103,12 +162,17 @@ impl Mode {
     /// Every mode, oldest Kafka behaviour first.
     pub const ALL: [Mode; 4] = [Mode::Legacy, Mode::Kafka11, Mode::Fenced, Mode::Kraft];
 
-    /// Parses a mode's [`name`](Mode::name).
+    /// Parses a mode's [`name`](Mode::name), or an alias: `1.0` is `legacy`, `2.1` is `fenced`.
     pub fn parse(s: &str) -> Result<Mode, String> {
+        let s = match s {
+            "1.0" => "legacy",
+            "2.1" => "fenced",
+            other => other,
+        };
         Mode::ALL
             .into_iter()
             .find(|m| m.name() == s)
-            .ok_or_else(|| format!("unknown mode '{s}' (modes: legacy, 1.1, fenced, kraft)"))
+            .ok_or_else(|| format!("unknown mode '{s}' (modes: legacy or 1.0, 1.1, fenced or 2.1, kraft)"))
     }
 
     /// The name, as the CLI, scenario files and links spell it.
@@ -124,33 +188,45 @@ impl Mode {
     /// What this behaviour does.
     pub const fn behaviour(self) -> Behaviour {
         let zk = ControlPlaneKind::ZooKeeper;
+        // 1.1.0: KAFKA-5642's KafkaZkClient and the controller built on it.
+        let kafka_zk_client = Behaviour {
+            retry_after_expiry: false,
+            expire_event: true,
+            reread_controller_on_change: true,
+            fenced_writes: false,
+            batched_elections: true,
+            batched_isr_removal: true,
+            pipelined_notification_deletes: true,
+            register_on_controller_thread: true,
+            controller_move_checks_owner: false,
+            control_plane: zk,
+        };
         match self {
             Mode::Legacy => Behaviour {
                 retry_after_expiry: true,
                 expire_event: false,
                 reread_controller_on_change: false,
                 fenced_writes: false,
+                batched_elections: false,
+                batched_isr_removal: false,
+                pipelined_notification_deletes: false,
+                register_on_controller_thread: false,
+                controller_move_checks_owner: false,
                 control_plane: zk,
             },
-            Mode::Kafka11 => Behaviour {
-                retry_after_expiry: false,
-                expire_event: true,
-                reread_controller_on_change: true,
-                fenced_writes: false,
-                control_plane: zk,
-            },
-            Mode::Fenced => Behaviour {
-                retry_after_expiry: true,
-                expire_event: false,
-                reread_controller_on_change: false,
-                fenced_writes: true,
-                control_plane: zk,
-            },
+            Mode::Kafka11 => kafka_zk_client,
+            // 2.1.0: 1.1.0 plus KAFKA-6082.
+            Mode::Fenced => Behaviour { fenced_writes: true, controller_move_checks_owner: true, ..kafka_zk_client },
             Mode::Kraft => Behaviour {
                 retry_after_expiry: false,
                 expire_event: false,
                 reread_controller_on_change: false,
                 fenced_writes: false,
+                batched_elections: false,
+                batched_isr_removal: false,
+                pipelined_notification_deletes: false,
+                register_on_controller_thread: false,
+                controller_move_checks_owner: false,
                 control_plane: ControlPlaneKind::Kraft,
             },
         }
@@ -162,17 +238,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_round_trip_and_each_fix_changes_one_thing_from_legacy() {
+    fn names_and_aliases_parse_and_fenced_is_1_1_plus_the_fence() {
         for m in Mode::ALL {
             assert_eq!(Mode::parse(m.name()), Ok(m));
         }
-        assert!(Mode::parse("2.1").is_err());
+        assert_eq!(Mode::parse("1.0"), Ok(Mode::Legacy));
+        assert_eq!(Mode::parse("2.1"), Ok(Mode::Fenced));
+        assert!(Mode::parse("2.0").is_err());
+        // Scenario files and links spell modes through serde: the aliases work there too, and a
+        // mode is always written under its own name.
+        assert_eq!(serde_json::from_str::<Mode>("\"2.1\"").unwrap(), Mode::Fenced);
+        assert_eq!(serde_json::from_str::<Mode>("\"1.0\"").unwrap(), Mode::Legacy);
+        assert_eq!(serde_json::to_string(&Mode::Fenced).unwrap(), "\"fenced\"");
         let legacy = Mode::Legacy.behaviour();
         let k11 = Mode::Kafka11.behaviour();
         assert!(!k11.retry_after_expiry && k11.expire_event && k11.reread_controller_on_change);
-        assert!(!k11.fenced_writes && legacy.retry_after_expiry);
+        assert!(k11.batched_elections && k11.batched_isr_removal && k11.register_on_controller_thread);
+        assert!(!k11.fenced_writes && !k11.controller_move_checks_owner && legacy.retry_after_expiry);
+        assert!(!legacy.batched_elections && !legacy.batched_isr_removal && !legacy.register_on_controller_thread);
         let fenced = Mode::Fenced.behaviour();
-        assert_eq!(Behaviour { fenced_writes: false, ..fenced }, legacy);
+        assert_eq!(Behaviour { fenced_writes: false, controller_move_checks_owner: false, ..fenced }, k11);
         assert!(Mode::Kraft.behaviour().is_kraft() && !legacy.is_kraft());
     }
 }

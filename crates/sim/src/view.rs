@@ -505,7 +505,7 @@ impl World {
                         None => None,
                     };
                     let cache = LeaderView::of(&c.state, c.zk_version);
-                    let in_flight = b.controller.job.as_ref().and_then(|j| j.writing()) == Some(tp);
+                    let in_flight = b.controller.job.as_ref().is_some_and(|j| j.writing().contains(tp));
                     let differs = !in_flight
                         && zk
                             .as_ref()

@@ -177,15 +177,21 @@ impl Controller {
             ),
         );
         let mut steps = alloc::vec![election::Step::TriggerOnline.into()];
+        // 1.1.0+ (batched_isr_removal): one batch per dead replica, see batch_isr.rs.
+        let batched = io.cfg.behaviour().batched_isr_removal;
+        let mut batches: alloc::collections::BTreeMap<BrokerId, Vec<TopicPartition>> = Default::default();
         for (tp, replicas) in &self.ctx.assignment {
             for r in replicas.iter().filter(|r| dead.contains(r)) {
-                if self.ctx.leadership.contains_key(tp) {
-                    steps.push(Step::RemoveIsrRead(tp.clone(), *r).into());
-                } else {
+                if !self.ctx.leadership.contains_key(tp) {
                     self.replica_states.insert((tp.clone(), *r), ReplicaState::OfflineReplica);
+                } else if batched {
+                    batches.entry(*r).or_default().push(tp.clone());
+                } else {
+                    steps.push(Step::RemoveIsrRead(tp.clone(), *r).into());
                 }
             }
         }
+        steps.extend(batches.into_iter().map(|(r, tps)| super::batch_isr::Step::Read(r, tps).into()));
         steps.push(AnyStep::FlushBatch);
         if without_leader.is_empty() {
             steps.push(AnyStep::UpdateMetadataAll);

@@ -14,9 +14,12 @@
 //! `onReplicasBecomeOffline` → `removeReplicaFromIsr`, `IsrChangeNotification`,
 //! `onControllerResignation`, and `ControllerBrokerRequestBatch` for LeaderAndIsr/UpdateMetadata.
 //!
-//! Two later versions change it by mode: `1.1` adds the `Expire` event put by `clearAndPut` when the
-//! session expires (`KafkaController.startup`'s `StateChangeHandler`) and makes `ControllerChange`
-//! re-read `/controller` (`maybeResign`); `fenced` wraps every write in the KAFKA-6082 epoch check.
+//! Later versions change it through [`crate::mode::Behaviour`] properties: 1.1.0 adds the `Expire`
+//! event put by `clearAndPut` when the session expires (`KafkaController.startup`'s
+//! `StateChangeHandler`), makes `ControllerChange` re-read `/controller` (`maybeResign`), re-registers
+//! the broker through `RegisterBrokerAndReelect`, and batches elections and ISR removals (pipelined
+//! requests: [`Exec::WaitAll`]); 2.1.0 has all of that and wraps every controller write in the
+//! KAFKA-6082 epoch check, and checks the owner before `triggerControllerMove` deletes `/controller`.
 //!
 //! The controller is its own type, owned by its broker (`Broker.controller`); what
 //! it needs from the broker comes in a [`ControllerIo`]. Each group of Kafka handlers is one file
@@ -27,12 +30,20 @@
 //!   `OfflinePartitionLeaderSelector`, plus `checkLeaderAndIsrZkData`;
 //! - `broker_change.rs`: `BrokerChange`, `onBrokerStartup`, `onBrokerFailure`, `removeReplicaFromIsr`;
 //! - `isr_notification.rs`: `IsrChangeNotification`;
-//! - `requests.rs`: `ControllerBrokerRequestBatch`.
+//! - `requests.rs`: `ControllerBrokerRequestBatch`;
+//! - `batch_election.rs`, `batch_isr.rs`: 1.1.0/2.1.0's `doElectLeaderForPartitions` and
+//!   `doRemoveReplicasFromIsr`;
+//! - `register.rs`: 1.1.0/2.1.0's `RegisterBrokerAndReelect`;
+//! - `controller_move.rs`: 2.1.0's `triggerControllerMove`, which checks the owner first.
+mod batch_election;
+mod batch_isr;
 mod broker_change;
+mod controller_move;
 pub mod election;
 mod failover;
 mod isr_notification;
 pub mod partition_state;
+mod register;
 pub mod replica_state;
 mod requests;
 #[cfg(test)]
@@ -67,6 +78,8 @@ pub enum ControllerEvent {
     BrokerChange,
     /// `IsrChangeNotification`.
     IsrChangeNotification,
+    /// 1.1.0+: `RegisterBrokerAndReelect`, put by `afterInitializingSession` on a new session.
+    RegisterBrokerAndReelect,
 }
 
 impl ControllerEvent {
@@ -78,6 +91,7 @@ impl ControllerEvent {
             ControllerEvent::ControllerChange(id) => format!("ControllerChange({id})"),
             ControllerEvent::BrokerChange => "BrokerChange".into(),
             ControllerEvent::IsrChangeNotification => "IsrChangeNotification".into(),
+            ControllerEvent::RegisterBrokerAndReelect => "RegisterBrokerAndReelect".into(),
         }
     }
 }
@@ -145,6 +159,10 @@ enum Step {
     Election(election::Step),
     BrokerChange(broker_change::Step),
     IsrNotification(isr_notification::Step),
+    BatchElection(batch_election::Step),
+    BatchIsr(batch_isr::Step),
+    Register(register::Step),
+    ControllerMove(controller_move::Step),
     /// `BrokerChange` and `IsrChangeNotification` start with `if (!isActive) return`.
     CheckActive,
     /// `ControllerBrokerRequestBatch.sendRequestsToBrokers`.
@@ -161,6 +179,10 @@ impl Step {
             Step::Election(s) => s.name(),
             Step::BrokerChange(s) => s.name(),
             Step::IsrNotification(s) => s.name(),
+            Step::BatchElection(s) => s.name(),
+            Step::BatchIsr(s) => s.name(),
+            Step::Register(s) => s.name(),
+            Step::ControllerMove(s) => s.name(),
             Step::CheckActive => "isActive".into(),
             Step::FlushBatch => "sendRequestsToBrokers".into(),
             Step::UpdateMetadataAll => "sendUpdateMetadataRequest".into(),
@@ -192,11 +214,44 @@ impl From<isr_notification::Step> for Step {
     }
 }
 
-/// What the request half of a step did: finished locally, or sent one ZooKeeper request whose
-/// response the thread now blocks on.
+impl From<batch_election::Step> for Step {
+    fn from(s: batch_election::Step) -> Self {
+        Step::BatchElection(s)
+    }
+}
+
+impl From<batch_isr::Step> for Step {
+    fn from(s: batch_isr::Step) -> Self {
+        Step::BatchIsr(s)
+    }
+}
+
+impl From<register::Step> for Step {
+    fn from(s: register::Step) -> Self {
+        Step::Register(s)
+    }
+}
+
+impl From<controller_move::Step> for Step {
+    fn from(s: controller_move::Step) -> Self {
+        Step::ControllerMove(s)
+    }
+}
+
+/// What the request half of a step did: finished locally, or sent ZooKeeper requests whose
+/// responses the thread now blocks on.
 enum Exec {
     Done,
+    /// One request (fenced when the behaviour fences writes and it is a write).
     Wait(ZkOp),
+    /// Several requests sent at once, as `KafkaZkClient.retryRequestsUntilConnected(requests)`
+    /// pipelines them (1.1.0 KafkaZkClient.scala:1440, 2.1.0 :1592); the thread blocks until every
+    /// response is in, then a failed epoch check on any of them is `ControllerMovedException`
+    /// (2.1.0 :1609/:1617 `maybeThrowControllerMoveException`). Each write is fenced on its own.
+    WaitAll(Vec<ZkOp>),
+    /// One request that writes but is not a controller write, so never fenced: the broker's own
+    /// registration (2.1.0 `KafkaZkClient.registerBroker`, :85, has no `zkVersionCheck`).
+    WaitUnfenced(ZkOp),
 }
 
 /// The event being processed.
@@ -206,16 +261,20 @@ pub struct Job {
     pub event: ControllerEvent,
     steps: VecDeque<Step>,
     waiting: Option<Step>,
+    /// The pipelined requests of the step waiting on [`Exec::WaitAll`], with their responses so far.
+    pipeline: Vec<(ZkOp, Option<ZkResult>)>,
 }
 
 impl Job {
-    /// The partition whose state znode this job is writing right now, if any: until the response
-    /// arrives, ZooKeeper is legitimately ahead of the cache.
-    pub fn writing(&self) -> Option<&TopicPartition> {
-        match self.waiting.as_ref()? {
-            Step::Election(s) => s.writing(),
-            Step::BrokerChange(s) => s.writing(),
-            _ => None,
+    /// The partitions whose state znodes this job is writing right now: until the responses
+    /// arrive, ZooKeeper is legitimately ahead of the cache.
+    pub fn writing(&self) -> Vec<TopicPartition> {
+        match self.waiting.as_ref() {
+            Some(Step::Election(s)) => s.writing().into_iter().cloned().collect(),
+            Some(Step::BrokerChange(s)) => s.writing().into_iter().cloned().collect(),
+            Some(Step::BatchElection(s)) => s.writing(),
+            Some(Step::BatchIsr(s)) => s.writing(),
+            _ => Vec::new(),
         }
     }
 
@@ -313,7 +372,7 @@ impl Controller {
             if self.job.is_none() {
                 let Some(ev) = self.queue.pop_front() else { return };
                 let steps = self.steps_of(&ev, io);
-                self.job = Some(Job { event: ev, steps: steps.into(), waiting: None });
+                self.job = Some(Job { event: ev, steps: steps.into(), waiting: None, pipeline: Vec::new() });
             }
             let job = self.job.as_mut().expect("set above");
             if job.waiting.is_some() {
@@ -323,12 +382,26 @@ impl Controller {
                 self.job = None;
                 continue;
             };
-            if let Exec::Wait(op) = self.request(step.clone(), io) {
-                if let Some(job) = self.job.as_mut() {
-                    job.waiting = Some(step);
+            match self.request(step.clone(), io) {
+                Exec::Done => {}
+                Exec::Wait(op) | Exec::WaitUnfenced(op) => {
+                    if let Some(job) = self.job.as_mut() {
+                        job.waiting = Some(step);
+                    }
+                    io.zk.send(op, Purpose::Controller, io.out);
+                    return;
                 }
-                io.zk.send(op, Purpose::Controller, io.out);
-                return;
+                Exec::WaitAll(ops) if ops.is_empty() => self.pipelined(step, Vec::new(), io),
+                Exec::WaitAll(ops) => {
+                    if let Some(job) = self.job.as_mut() {
+                        job.waiting = Some(step);
+                        job.pipeline = ops.iter().map(|op| (op.clone(), None)).collect();
+                    }
+                    for op in ops {
+                        io.zk.send(op, Purpose::Controller, io.out);
+                    }
+                    return;
+                }
             }
         }
     }
@@ -355,16 +428,42 @@ impl Controller {
             ControllerEvent::IsrChangeNotification => {
                 alloc::vec![Step::CheckActive, isr_notification::Step::ReadNotifications.into()]
             }
+            ControllerEvent::RegisterBrokerAndReelect => alloc::vec![
+                register::Step::Register.into(),
+                failover::Step::ReadControllerId { resign_check: true }.into(),
+                failover::Step::Elect.into()
+            ],
         }
     }
 
     /// The request half of a step; a write is fenced when the behaviour says so.
     fn request(&mut self, step: Step, io: &mut ControllerIo) -> Exec {
+        let b = io.cfg.behaviour();
         let exec = match step {
+            // 1.1.0+: PartitionStateMachine.triggerOnlinePartitionStateChange elects in one batch.
+            Step::Election(election::Step::TriggerOnline) if b.batched_elections => {
+                self.then(batch_election::Step::Trigger);
+                Exec::Done
+            }
+            // 2.1.0: triggerControllerMove checks the owner before deleting /controller.
+            Step::Failover(failover::Step::MoveController) if b.controller_move_checks_owner => {
+                self.then(controller_move::Step::ReadOwner);
+                Exec::Done
+            }
+            // 1.1.0+: deleteIsrChangeNotifications(sequenceNumbers) sends one delete each.
+            Step::IsrNotification(isr_notification::Step::DeleteNotifications(paths))
+                if b.pipelined_notification_deletes =>
+            {
+                Exec::WaitAll(paths.into_iter().map(|path| ZkOp::Delete { path, version: -1 }).collect())
+            }
             Step::Failover(s) => s.request(self, io),
             Step::Election(s) => s.request(self, io),
             Step::BrokerChange(s) => s.request(self, io),
             Step::IsrNotification(s) => s.request(self, io),
+            Step::BatchElection(s) => s.request(self, io),
+            Step::BatchIsr(s) => s.request(self, io),
+            Step::Register(s) => s.request(self, io),
+            Step::ControllerMove(s) => s.request(self, io),
             Step::CheckActive => {
                 if !self.is_active(io.id) {
                     self.abandon_event();
@@ -381,14 +480,21 @@ impl Controller {
             }
         };
         match exec {
-            Exec::Wait(op) if io.cfg.behaviour().fenced_writes && op.is_write() => Exec::Wait(self.fence(op)),
+            Exec::Wait(op) if b.fenced_writes && op.is_write() => Exec::Wait(self.fence(op)),
+            Exec::WaitAll(ops) if b.fenced_writes => {
+                Exec::WaitAll(ops.into_iter().map(|op| if op.is_write() { self.fence(op) } else { op }).collect())
+            }
             exec => exec,
         }
     }
 
-    /// KAFKA-6082 (`KafkaZkClient.wrapRequestWithControllerEpochCheck`): a controller write becomes
-    /// `multi(check(/controller_epoch, epochZkVersion), write)`. A `multi` is left as it is (the
-    /// fenced `/controller` create carries its own epoch update; notification deletes are batched).
+    /// KAFKA-6082 as 2.1.0 has it: a controller write carries
+    /// `controllerZkVersionCheck(epochZkVersion)` (KafkaZkClient.scala:1699) and
+    /// `ZooKeeperClient.send` (2.1.0 ZooKeeperClient.scala:191-236) sends it as
+    /// `multi(check(/controller_epoch, epochZkVersion), write)`. A `multi` is left as it is: the fenced
+    /// `/controller` create carries its own epoch update, and the one other multi, legacy's
+    /// notification deletes, never meets the fence (with fenced writes they are pipelined, one
+    /// fenced delete each).
     fn fence(&self, op: ZkOp) -> ZkOp {
         let write = match op {
             ZkOp::SetData { path, data, version } => MultiOp::SetData { path, data, version },
@@ -407,40 +513,62 @@ impl Controller {
     /// The controller thread's ZooKeeper call `op` returned `result`: the response half of the
     /// step it was blocked on.
     pub fn on_result(&mut self, op: ZkOp, result: ZkResult, io: &mut ControllerIo) {
+        if let Some(job) = self.job.as_mut().filter(|j| !j.pipeline.is_empty()) {
+            // One of several pipelined requests: wait for all of them.
+            let Some(slot) = job.pipeline.iter_mut().find(|(o, r)| *o == op && r.is_none()) else { return };
+            slot.1 = Some(result);
+            if job.pipeline.iter().any(|(_, r)| r.is_none()) {
+                return;
+            }
+            let done = core::mem::take(&mut job.pipeline);
+            let Some(step) = job.waiting.take() else { return };
+            if done.iter().any(|(o, r)| r.as_ref().is_some_and(|r| fence_failed(o, r))) {
+                self.controller_moved(io);
+                return;
+            }
+            let results = done.into_iter().filter_map(|(o, r)| r.map(|r| unwrap_fenced(&o, r))).collect();
+            self.pipelined(step, results, io);
+            return;
+        }
         let Some(step) = self.job.as_mut().and_then(|j| j.waiting.take()) else { return };
+        if let Step::ControllerMove(s) = step {
+            return s.on_response(self, result, io);
+        }
         let Some(result) = self.unfence(&op, result, io) else { return };
         match step {
             Step::Failover(s) => s.on_response(self, result, io),
             Step::Election(s) => s.on_response(self, result, io),
             Step::BrokerChange(s) => s.on_response(self, result, io),
             Step::IsrNotification(s) => s.on_response(self, result, io),
-            // Local steps never wait on ZooKeeper.
-            Step::CheckActive | Step::FlushBatch | Step::UpdateMetadataAll => {}
+            Step::Register(s) => s.on_response(self, result, io),
+            // Batch steps wait on pipelined requests; local steps never wait on ZooKeeper.
+            Step::BatchElection(_)
+            | Step::BatchIsr(_)
+            | Step::ControllerMove(_)
+            | Step::CheckActive
+            | Step::FlushBatch
+            | Step::UpdateMetadataAll => {}
+        }
+    }
+
+    /// Every response of a step's pipelined requests is in, unwrapped (in the order sent).
+    fn pipelined(&mut self, step: Step, results: Vec<ZkResult>, io: &mut ControllerIo) {
+        match step {
+            Step::BatchElection(s) => s.on_responses(self, results, io),
+            Step::BatchIsr(s) => s.on_responses(self, results, io),
+            // The pipelined notification deletes: nothing to do with their results.
+            _ => {}
         }
     }
 
     /// A fenced write: unwrap the multi (`unwrapResponseWithControllerEpochCheck`). A failed epoch
     /// check is `ControllerMovedException`: the step gets no response (`None`).
     fn unfence(&mut self, op: &ZkOp, result: ZkResult, io: &mut ControllerIo) -> Option<ZkResult> {
-        let ZkOp::Multi { ops } = op else { return Some(result) };
-        if ops.len() != 2 || !matches!(ops[0], MultiOp::Check { .. }) {
-            return Some(result);
+        if fence_failed(op, &result) {
+            self.controller_moved(io);
+            return None;
         }
-        Some(match result {
-            ZkResult::MultiFailed { index: 0, .. } => {
-                self.controller_moved(io);
-                return None;
-            }
-            ZkResult::MultiFailed { code, .. } => ZkResult::Error { code },
-            ZkResult::MultiOk => match &ops[1] {
-                MultiOp::SetData { version, .. } => ZkResult::Written {
-                    stat: Stat { version: version + 1, cversion: 0, czxid: 0, mzxid: 0, ephemeral_owner: None },
-                },
-                MultiOp::Create { path, .. } => ZkResult::Created { path: path.clone() },
-                _ => ZkResult::Deleted,
-            },
-            other => other,
-        })
+        Some(unwrap_fenced(op, result))
     }
 
     /// Kafka 1.1's `Expire` event, put by `clearAndPut` ahead of everything else when the session
@@ -494,6 +622,36 @@ impl Controller {
             format!("Broker {} resigned as the controller (it held epoch {epoch}; {why})", io.id),
         );
         io.out.mark(Mark::ControllerResigned { broker: io.id, controller_epoch: epoch });
+    }
+}
+
+/// Is `op` a fenced write (`multi(check(/controller_epoch), write)`)?
+fn is_fenced(op: &ZkOp) -> Option<&MultiOp> {
+    match op {
+        ZkOp::Multi { ops } if ops.len() == 2 && matches!(ops[0], MultiOp::Check { .. }) => Some(&ops[1]),
+        _ => None,
+    }
+}
+
+/// A fenced write whose epoch check failed: `ControllerMovedException`.
+fn fence_failed(op: &ZkOp, result: &ZkResult) -> bool {
+    is_fenced(op).is_some() && matches!(result, ZkResult::MultiFailed { index: 0, .. })
+}
+
+/// The result of the write inside a fenced `multi`, as if it had been sent alone
+/// (the write's own error, or its success); any other result as it is.
+fn unwrap_fenced(op: &ZkOp, result: ZkResult) -> ZkResult {
+    let Some(write) = is_fenced(op) else { return result };
+    match result {
+        ZkResult::MultiFailed { code, .. } => ZkResult::Error { code },
+        ZkResult::MultiOk => match write {
+            MultiOp::SetData { version, .. } => ZkResult::Written {
+                stat: Stat { version: version + 1, cversion: 0, czxid: 0, mzxid: 0, ephemeral_owner: None },
+            },
+            MultiOp::Create { path, .. } => ZkResult::Created { path: path.clone() },
+            _ => ZkResult::Deleted,
+        },
+        other => other,
     }
 }
 

@@ -187,7 +187,7 @@ fn cache_says_leader_3_so_no_election_but_removing_1_from_the_isr_writes_no_lead
         h.pending(),
         ZkOp::SetData { path: tp().state_path(), data: ZData::PartitionState { state: written.clone() }, version: 28 }
     );
-    assert_eq!(h.c.job.as_ref().and_then(|j| j.writing()), Some(&tp()));
+    assert_eq!(h.c.job.as_ref().map(|j| j.writing()), Some(vec![tp()]));
     h.respond(ZkResult::Written { stat: stat(29) });
     assert_eq!(
         h.decisions(),
@@ -390,4 +390,193 @@ fn controller_change_rereads_controller_only_when_the_behaviour_says_so() {
     h.event(ControllerEvent::ControllerChange(3));
     assert!(h.nothing_pending(), "1.0 trusts the id the event carries");
     assert!(h.c.is_active(3) && h.decisions().is_empty(), "so a stale ControllerChange(3) keeps it active");
+}
+
+impl Harness {
+    /// Every outstanding ZooKeeper request, in the order sent (each checked to have been sent).
+    fn pending_all(&self) -> Vec<ZkOp> {
+        let ops: Vec<ZkOp> = self.zk.outstanding.values().map(|o| o.op.clone()).collect();
+        for op in &ops {
+            assert!(
+                self.out
+                    .effects
+                    .iter()
+                    .any(|e| matches!(e, Effect::Send { payload: Payload::ZkRequest { op: o, .. }, .. } if o == op)),
+                "{op:?} was sent"
+            );
+        }
+        ops
+    }
+
+    /// ZooKeeper answers the outstanding requests in the order sent.
+    fn respond_all(&mut self, results: Vec<ZkResult>) {
+        assert_eq!(results.len(), self.zk.outstanding.len());
+        for r in results {
+            self.respond(r);
+        }
+    }
+
+    /// `IsrChangeNotification` naming `tp()` in two notifications, up to the deletes.
+    fn two_notifications_processed(&mut self) {
+        self.event(ControllerEvent::IsrChangeNotification);
+        assert_eq!(self.pending(), ZkOp::GetChildren { path: "/isr_change_notification".into(), watch: true });
+        self.respond(ZkResult::Children {
+            names: vec!["isr_change_0000000001".into(), "isr_change_0000000002".into()],
+        });
+        let change = || Some((ZData::IsrChange { partitions: vec![tp()] }, stat(0)));
+        self.respond(ZkResult::DataMany { items: vec![change(), change()] });
+        self.respond(ZkResult::DataMany {
+            items: vec![Some((ZData::PartitionState { state: li(3, 13, &[3, 1, 2], 7) }, stat(28)))],
+        });
+    }
+}
+
+fn notification(n: u32) -> String {
+    format!("/isr_change_notification/isr_change_000000000{n}")
+}
+
+#[test]
+fn isr_change_notification_deletes_are_one_fenced_request_each_with_fenced_writes() {
+    // 2.1.0 KafkaZkClient.deleteIsrChangeNotifications (:951): a DeleteRequest per notification,
+    // each with the /controller_epoch zkVersionCheck; 1.1.0 (:823) the same deletes, unfenced.
+    for mode in Mode::ALL.into_iter().filter(|m| !m.behaviour().is_kraft()) {
+        let b = mode.behaviour();
+        let mut h = Harness::new(mode, &[3, 1, 2], li(3, 13, &[3, 1, 2], 7));
+        h.two_notifications_processed();
+        let ops = h.pending_all();
+        let delete = |n| ZkOp::Delete { path: notification(n), version: -1 };
+        let check = || MultiOp::Check { path: "/controller_epoch".into(), version: 6 };
+        let fenced = |n| ZkOp::Multi { ops: vec![check(), MultiOp::Delete { path: notification(n), version: -1 }] };
+        match (b.pipelined_notification_deletes, b.fenced_writes) {
+            (true, true) => assert_eq!(ops, vec![fenced(1), fenced(2)], "{mode:?}"),
+            (true, false) => assert_eq!(ops, vec![delete(1), delete(2)], "{mode:?}"),
+            (false, _) => assert_eq!(ops.len(), 1, "{mode:?}: legacy deletes them in one multi"),
+        }
+        let n = ops.len();
+        // A fenced delete and legacy's one multi answer MultiOk; an unfenced delete answers Deleted.
+        let ok = if b.fenced_writes || n == 1 { ZkResult::MultiOk } else { ZkResult::Deleted };
+        h.respond_all(vec![ok; n]);
+        assert!(h.nothing_pending() && h.c.job.is_none(), "{mode:?}: the event is done");
+    }
+}
+
+#[test]
+fn a_fenced_pipelined_write_whose_epoch_check_fails_is_controller_moved_after_every_response() {
+    let fenced = mode_where(|b| b.fenced_writes && b.pipelined_notification_deletes);
+    let mut h = Harness::new(fenced, &[3, 1, 2], li(3, 13, &[3, 1, 2], 7));
+    h.two_notifications_processed();
+    assert_eq!(h.pending_all().len(), 2);
+    // The first delete's check fails: nothing happens until the second response is in
+    // (retryRequestsUntilConnected collects the batch, then maybeThrowControllerMoveException).
+    h.respond(ZkResult::MultiFailed { index: 0, code: ZkError::BadVersion });
+    assert!(!h.marks().iter().any(|m| matches!(m, Mark::ControllerMoved { .. })));
+    h.respond(ZkResult::MultiOk);
+    assert!(h.marks().contains(&Mark::ControllerMoved { broker: 3, controller_epoch: 7, epoch_zk_version: 6 }));
+    assert_eq!(h.pending(), ZkOp::GetData { path: "/controller".into(), watch: true }, "maybeResign");
+}
+
+#[test]
+fn a_batched_election_reads_and_writes_every_offline_partition_at_once() {
+    let batched = mode_where(|b| b.batched_elections && !b.fenced_writes);
+    let other = TopicPartition::new(OFFSETS_TOPIC, 6);
+    let mut h = Harness::new(batched, &[3, 1, 2], li(3, 13, &[3, 1, 2], 7));
+    h.c.ctx.assignment.insert(other.clone(), vec![3, 1, 2]);
+    h.c.ctx.leadership.insert(other.clone(), Cached { state: li(3, 13, &[3, 1, 2], 7), zk_version: 27 });
+    h.c.ctx.live_brokers = [1, 2].into_iter().collect();
+    for t in [tp(), other.clone()] {
+        h.c.partition_states.insert(t, PartitionState::OfflinePartition);
+    }
+    h.c.job = Some(Job {
+        event: ControllerEvent::BrokerChange,
+        steps: vec![election::Step::TriggerOnline.into()].into(),
+        waiting: None,
+        pipeline: Vec::new(),
+    });
+    h.run();
+    let read = |t: &TopicPartition| ZkOp::GetData { path: t.state_path(), watch: false };
+    assert_eq!(h.pending_all(), vec![read(&tp()), read(&other)], "one pipelined read");
+    // p3 was rewritten by someone else meanwhile (zkVersion 28): its write will get BADVERSION.
+    h.respond_all(vec![state_znode(li(3, 13, &[3, 1, 2], 7), 28), state_znode(li(3, 13, &[3, 1, 2], 7), 27)]);
+    let new = li(1, 14, &[1, 2], 7);
+    let write = |t: &TopicPartition, v| ZkOp::SetData {
+        path: t.state_path(),
+        data: ZData::PartitionState { state: new.clone() },
+        version: v,
+    };
+    assert_eq!(h.pending_all(), vec![write(&tp(), 28), write(&other, 27)], "one pipelined write");
+    assert!(h.decisions().is_empty(), "nothing is cached before every response is in");
+    h.respond(ZkResult::Error { code: ZkError::BadVersion });
+    assert!(h.decisions().is_empty());
+    h.respond(ZkResult::Written { stat: stat(28) });
+    assert!(matches!(h.decisions()[..], [Mark::LeaderElected { ref partition, leader: 1, .. }] if *partition == other));
+    // electLeaderForPartitions retries with the whole batch (1.1.0 PSM:254), not only p3.
+    assert_eq!(h.pending_all(), vec![read(&tp()), read(&other)]);
+}
+
+#[test]
+fn trigger_controller_move_checks_the_owner_only_when_the_behaviour_says_so() {
+    let move_job = |h: &mut Harness| {
+        h.c.job = Some(Job {
+            event: ControllerEvent::Reelect,
+            steps: vec![failover::Step::MoveController.into()].into(),
+            waiting: None,
+            pipeline: Vec::new(),
+        });
+        h.run();
+    };
+    let checks = mode_where(|b| b.controller_move_checks_owner);
+    assert!(checks.behaviour().fenced_writes);
+    // Broker 2 holds /controller already: warn, and delete nothing.
+    let mut h = Harness::new(checks, &[3, 1, 2], li(3, 13, &[3, 1, 2], 7));
+    move_job(&mut h);
+    assert_eq!(h.pending(), ZkOp::GetData { path: "/controller".into(), watch: false });
+    h.respond(ZkResult::Data { data: ZData::Controller { broker_id: 2, timestamp: 0 }, stat: stat(0) });
+    assert!(h.logged("Controller has already moved when trying to trigger controller movement"));
+    assert!(h.nothing_pending() && h.decisions().is_empty() && h.c.active_id == 2);
+    // Still ours: resign, then delete /controller fenced with the epoch version held before.
+    let mut h = Harness::new(checks, &[3, 1, 2], li(3, 13, &[3, 1, 2], 7));
+    move_job(&mut h);
+    h.respond(ZkResult::Data { data: ZData::Controller { broker_id: 3, timestamp: 0 }, stat: stat(0) });
+    assert_eq!(h.decisions(), vec![Mark::ControllerResigned { broker: 3, controller_epoch: 7 }]);
+    assert_eq!(
+        h.pending(),
+        ZkOp::Multi {
+            ops: vec![
+                MultiOp::Check { path: "/controller_epoch".into(), version: 6 },
+                MultiOp::Delete { path: "/controller".into(), version: -1 }
+            ]
+        }
+    );
+    // Without the property, 1.0/1.1's unconditional delete.
+    let blind = mode_where(|b| !b.controller_move_checks_owner && !b.is_kraft());
+    let mut h = Harness::new(blind, &[3, 1, 2], li(3, 13, &[3, 1, 2], 7));
+    move_job(&mut h);
+    assert_eq!(h.pending(), ZkOp::Delete { path: "/controller".into(), version: -1 });
+}
+
+#[test]
+fn register_broker_and_reelect_registers_then_reelects_and_stops_on_a_foreign_node() {
+    let on_thread = mode_where(|b| b.register_on_controller_thread);
+    let mut h = Harness::fresh(on_thread);
+    h.event(ControllerEvent::RegisterBrokerAndReelect);
+    let create = ZkOp::Create {
+        path: "/brokers/ids/3".into(),
+        data: ZData::Broker { id: 3 },
+        ephemeral: true,
+        sequential: false,
+    };
+    assert_eq!(h.pending(), create, "not fenced: registration is not a controller write");
+    h.respond(ZkResult::Created { path: "/brokers/ids/3".into() });
+    assert!(h.marks().contains(&Mark::BrokerRegistered { broker: 3, on_controller_thread: true }));
+    assert_eq!(h.pending(), ZkOp::GetData { path: "/controller".into(), watch: true }, "then Reelect");
+    // A node held by another session: CheckedEphemeral fails, and Reelect does not run.
+    let mut h = Harness::fresh(on_thread);
+    h.event(ControllerEvent::RegisterBrokerAndReelect);
+    h.respond(ZkResult::Error { code: ZkError::NodeExists });
+    assert_eq!(h.pending(), ZkOp::GetData { path: "/brokers/ids/3".into(), watch: false });
+    let foreign = Stat { ephemeral_owner: Some(0x99), ..stat(0) };
+    h.respond(ZkResult::Data { data: ZData::Broker { id: 3 }, stat: foreign });
+    assert!(h.logged("node already exists and owner"));
+    assert!(h.nothing_pending() && h.c.job.is_none());
+    assert!(!h.marks().iter().any(|m| matches!(m, Mark::BrokerRegistered { .. })));
 }
