@@ -440,6 +440,36 @@ pub fn app(props: &AppProps) -> Html {
         }
         _ => Err("not computed".into()),
     };
+    // Why the two runs disagree about the group's partition: the core decides, from both runs' marks.
+    let verdict = match (model.compare_step(), &compare_other, view.consumers.first()) {
+        (Some((other_mode, t, k)), Ok((other_view, _, _)), Some(c)) => {
+            let tp = splitbrain_sim::TopicPartition::new("__consumer_offsets", c.coordinator_partition);
+            let leader = |v: &View| {
+                v.partitions.iter().find(|p| p.topic == tp.topic && p.partition == tp.partition).map(|p| p.leader)
+            };
+            match (leader(&view), leader(other_view)) {
+                (Some(a), Some(b)) => {
+                    let main_events = &model.events[..cursor.min(model.events.len())];
+                    let other_events = &t.events()[..k.min(t.events().len())];
+                    Some(splitbrain_sim::compare::verdict(
+                        &tp,
+                        splitbrain_sim::compare::Side {
+                            events: main_events,
+                            leader: a,
+                            behaviour: model.mode.behaviour(),
+                        },
+                        splitbrain_sim::compare::Side {
+                            events: other_events,
+                            leader: b,
+                            behaviour: other_mode.behaviour(),
+                        },
+                    ))
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    };
     let shows = |p: Panel| embed.as_ref().map(|o| o.shows(p)).unwrap_or(true);
     let root_style = embed.as_ref().and_then(|o| o.height).map(|h| format!("height:{h}px;overflow:auto"));
     let open_full = embed.as_ref().map(|o| format!("{}#{}", o.playground, crate::share::fragment_of(&model)));
@@ -529,7 +559,7 @@ pub fn app(props: &AppProps) -> Html {
                 <div class="side">
                     if let Some(other_mode) = model.compare_mode {
                         <crate::compare::CompareView main={view.clone()} main_mode={model.mode} other_mode={other_mode}
-                            other={compare_other.clone()} watch_partition={watch.clone()} on_commands={on_commands.clone()} cut_mode={model.cut_mode} />
+                            other={compare_other.clone()} watch_partition={watch.clone()} on_commands={on_commands.clone()} cut_mode={model.cut_mode} verdict={verdict} />
                     }
                     if full {
                         <ExplorerPanel mode={model.mode} base={model.tl.borrow().scenario().clone()} on_load={dispatch.clone()} />

@@ -5,6 +5,7 @@
 use crate::app::{controller_words, fmt_time, mode_words};
 use crate::graph::Graph;
 use crate::model::CutMode;
+use splitbrain_sim::compare::Verdict;
 use splitbrain_sim::scenario::Mode;
 use splitbrain_sim::view::View;
 use splitbrain_sim::Command;
@@ -28,6 +29,9 @@ pub struct CompareProps {
     pub on_commands: Callback<Vec<Command>>,
     /// What drags cut.
     pub cut_mode: CutMode,
+    /// Why the runs disagree about the group's partition, as the core judged it from their marks.
+    #[prop_or_default]
+    pub verdict: Option<Verdict>,
 }
 
 fn leader_words(v: &View, watch: &Option<String>) -> (String, bool) {
@@ -73,6 +77,11 @@ pub fn compare_view(p: &CompareProps) -> Html {
                 <span class={classes!(b_bad.then_some("bad"))} data-testid="compare-leader">{format!("{}: {b}, {lb} leaderless", p.other_mode.name())}</span>
                 { if differs { html!{ <strong>{" — the runs differ here"}</strong> } } else { html!{} } }
             </p>
+            if let Some(v) = p.verdict.filter(|v| *v != Verdict::Same) {
+                <p class="small why" data-testid="compare-why" data-verdict={match v { Verdict::Timing => "timing", Verdict::Fix(_) => "fix", Verdict::Same => "same" }}>
+                    {format!("Why: {}.", v.words(&part))}
+                </p>
+            }
             <p class="small dim">{controller_words(&view)}{". Same scenario, seed and faults, at the same virtual time; cuts made here apply to both."}</p>
             <Graph view={view} cut_mode={p.cut_mode} watch_partition={p.watch_partition.clone()} on_commands={p.on_commands.clone()} />
         </section>

@@ -19,6 +19,7 @@ extern crate alloc;
 pub mod alerts;
 pub mod broker;
 pub mod command;
+pub mod compare;
 pub mod consumer;
 pub mod controller;
 pub mod effects;

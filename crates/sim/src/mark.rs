@@ -142,6 +142,10 @@ pub enum Mark {
         from: BrokerId,
         /// The `/controller_epoch` version the write expected.
         expected_epoch_version: i32,
+        /// The partition whose state the refused write would have set, if it was a partition-state
+        /// write.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        partition: Option<TopicPartition>,
     },
     /// ZooKeeper accepted a partition-state write made by a controller epoch older than
     /// `/controller_epoch`: a deposed controller's decision is now in ZooKeeper.

@@ -211,3 +211,36 @@ fn deleting_controller_is_refused_clearly_when_there_is_none_and_in_kraft() {
     run_to_end(&mut w);
     assert!(w.zk().expect("ZooKeeper").get("/controller").is_some());
 }
+
+/// The side-by-side verdict credits a fix only when it acted on the partition: in `zkclient-retry`
+/// kraft has no ZooKeeper to write to, while fenced (2.1.0, batched) wrote its whole election
+/// batch before the cut, so its p3 stays led by timing, not by the fence.
+#[test]
+fn the_side_by_side_verdict_credits_a_fix_only_when_it_acted() {
+    use splitbrain_sim::compare::{verdict, FixAct, Side, Verdict};
+    let s = builtin("zkclient-retry").unwrap();
+    let run_mode = |mode: Mode| {
+        let mut w = World::with_mode(&s, s.seed, mode).unwrap();
+        let events = run_to_end(&mut w);
+        let leader = w
+            .partition_views()
+            .into_iter()
+            .find(|p| p.topic == "__consumer_offsets" && p.partition == 3)
+            .unwrap()
+            .leader;
+        (events, leader, mode.behaviour())
+    };
+    fn side(r: &(Vec<splitbrain_sim::Event>, i32, splitbrain_sim::Behaviour)) -> Side<'_> {
+        Side { events: &r.0, leader: r.1, behaviour: r.2 }
+    }
+    let legacy = run_mode(Mode::Legacy);
+    assert_eq!(legacy.1, -1);
+    let kraft = run_mode(Mode::Kraft);
+    assert_eq!(verdict(&offsets(3), side(&legacy), side(&kraft)), Verdict::Fix(FixAct::NoZooKeeper));
+    let fenced = run_mode(Mode::Fenced);
+    let v = verdict(&offsets(3), side(&legacy), side(&fenced));
+    let refused_p3 =
+        first_mark(&fenced.0, |m| matches!(m, Mark::WriteRefused { partition: Some(p), .. } if *p == offsets(3)));
+    assert_eq!(v == Verdict::Fix(FixAct::Fenced { from: 1 }), refused_p3.is_some(), "{v:?}");
+    assert_eq!(v, Verdict::Timing, "2.1.0's batch lands before the cut in zkclient-retry");
+}

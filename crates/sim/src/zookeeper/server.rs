@@ -172,7 +172,13 @@ impl ZkServerNode {
                     ),
                 );
                 if let NodeId::Broker(b) = from {
-                    out.mark(Mark::WriteRefused { from: b, expected_epoch_version: *version });
+                    let partition = ops.iter().find_map(|o| match o {
+                        MultiOp::SetData { path, .. } | MultiOp::Create { path, .. } => {
+                            TopicPartition::from_state_path(path)
+                        }
+                        _ => None,
+                    });
+                    out.mark(Mark::WriteRefused { from: b, expected_epoch_version: *version, partition });
                 }
             }
         }
@@ -686,7 +692,14 @@ mod tests {
         ];
         let (r, out) = p.request(B1, ZkOp::Multi { ops }, true);
         assert_eq!(r, ZkResult::MultiFailed { index: 0, code: ZkError::BadVersion });
-        assert_eq!(out.marks(), vec![Mark::WriteRefused { from: 1, expected_epoch_version: 3 }]);
+        assert_eq!(
+            out.marks(),
+            vec![Mark::WriteRefused {
+                from: 1,
+                expected_epoch_version: 3,
+                partition: Some(TopicPartition::new("t", 0))
+            }]
+        );
         assert_eq!(
             out.lines(),
             vec![String::from(
