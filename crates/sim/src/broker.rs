@@ -238,7 +238,17 @@ impl Broker {
             out.mark(crate::mark::Mark::SessionExpiryLearned { broker: self.id, failed_requests: failed.len() as u32 });
         } else {
             out.log(EventKind::ZkSession, zkclient_line);
-            out.mark(crate::mark::Mark::SessionExpiryLearned { broker: self.id, failed_requests: 0 });
+            // ZKCheckedEphemeral's create was on the raw handle: it fails with SESSIONEXPIRED
+            // (1.0.0 ZkUtils.scala:1095-1097) instead of being retried on the new session.
+            let raw = self.zk.take_raw();
+            out.mark(crate::mark::Mark::SessionExpiryLearned { broker: self.id, failed_requests: raw.len() as u32 });
+            for o in raw {
+                if o.purpose == Purpose::Controller {
+                    let expired = ZkResult::Error { code: ZkError::SessionExpired };
+                    let io = &mut ControllerIo { id: self.id, zk: &mut self.zk, cfg, out };
+                    self.controller.on_result(o.op, expired, io);
+                }
+            }
         }
         if cfg.behaviour().expire_event {
             self.controller.expire(&mut ControllerIo { id: self.id, zk: &mut self.zk, cfg, out });
@@ -848,5 +858,34 @@ mod tests {
             [Effect::Send { to: NodeId::Zk, payload: Payload::ZkRequest { session: 5, op, controller: true, .. } }] if *op == elect
         ));
         assert_eq!(b.controller.job.as_ref().and_then(|j| j.waiting_on()).as_deref(), Some("elect"));
+    }
+
+    #[test]
+    fn zkclient_keeps_its_requests_for_the_new_session_but_the_raw_controller_create_fails() {
+        let cfg = cfg();
+        assert!(cfg.behaviour().retry_after_expiry, "seed-incident opens in 1.0's ZkClient behaviour");
+        let mut b = Broker::new(1);
+        b.alive = true;
+        b.set_started();
+        b.zk.session = Some(5);
+        b.zk.state = ConnState::Connected;
+        b.controller.enqueue(ControllerEvent::Startup);
+        let mut out = Outbox::default();
+        b.controller_run(&cfg, &mut out);
+        let xid = *b.zk.outstanding.keys().next().unwrap();
+        b.on_zk_response(5, xid, ZkResult::Error { code: ZkError::NoNode }, &cfg, &mut out);
+        assert!(b.zk.outstanding.values().any(|o| o.raw), "elect's create is on the raw handle");
+        let read = ZkOp::GetData { path: "/brokers/ids".into(), watch: false };
+        b.zk.send(read.clone(), Purpose::ControllerWatch, &mut out);
+        let mut out = Outbox::default();
+        b.on_zk_connect_response(ConnectResult::Expired, &cfg, &mut out);
+        b.controller_run(&cfg, &mut out);
+        let marks = out.marks();
+        assert!(marks.contains(&crate::mark::Mark::SessionExpiryLearned { broker: 1, failed_requests: 1 }));
+        assert!(marks.contains(&crate::mark::Mark::ControllerMoveTriggered { broker: 1, owner_checked: false }));
+        let ops: Vec<&ZkOp> = b.zk.outstanding.values().map(|o| &o.op).collect();
+        assert_eq!(ops.len(), 2, "{ops:?}");
+        assert!(ops.contains(&&read), "ZkClient's own request waits for the new session");
+        assert!(ops.contains(&&ZkOp::Delete { path: "/controller".into(), version: -1 }), "triggerControllerMove");
     }
 }

@@ -9,6 +9,9 @@
 //! | [`expire_event`](Behaviour::expire_event) | no | yes | no | – |
 //! | [`reread_controller_on_change`](Behaviour::reread_controller_on_change) | no | yes | no | – |
 //! | [`fenced_writes`](Behaviour::fenced_writes) | no | no | yes | – |
+//! | [`epoch_bump_failure_swallowed`](Behaviour::epoch_bump_failure_swallowed) | yes | no | – (bumped in the create) | – |
+//! | [`controller_move_checks_owner`](Behaviour::controller_move_checks_owner) | no | no | yes | – |
+//! | [`context_reads_one_by_one`](Behaviour::context_reads_one_by_one) | yes | no | no | – |
 //! | [`control_plane`](Behaviour::control_plane) | ZooKeeper | ZooKeeper | ZooKeeper | KRaft quorum |
 //!
 //! Sources, by property:
@@ -25,6 +28,21 @@
 //!   `/controller` and bump `/controller_epoch` in one `multi`) and
 //!   `wrapRequestWithControllerEpochCheck` (every controller write a `multi` whose first op checks
 //!   the `/controller_epoch` version read at election; BADVERSION is `ControllerMovedException`).
+//! - `epoch_bump_failure_swallowed`: 1.0.0 `KafkaController.scala:665-694`
+//!   (`incrementControllerEpoch`): a failed conditional update throws `ControllerMovedException`
+//!   *inside* the `try`, whose `case oe: Throwable => error(...)` (:690) swallows it; `info(s"Incremented
+//!   epoch to ${controllerContext.epoch}")` (:693) then logs the unchanged epoch and the failover goes on.
+//!   1.1.0 `KafkaController.scala:612-640` throws it out of `onControllerFailover` into `elect`'s
+//!   catch-all (:1214-1216), which calls `triggerControllerMove`.
+//! - `controller_move_checks_owner`: 1.0.0 `KafkaController.scala:1652-1656` and 1.1.0 :1180-1184
+//!   `triggerControllerMove` resign, set `activeControllerId = -1` and delete `/controller` whoever
+//!   holds it; 2.1.0 :1174-1189 first re-reads `/controller` and returns if it is not the owner, and
+//!   deletes with the `/controller_epoch` version check.
+//! - `context_reads_one_by_one`: 1.0.0 `KafkaController.scala:704-719` (`initializeControllerContext`)
+//!   and `updateLeaderAndIsrCache` (:800-804) call `ZkUtils.getPartitionLeaderAndIsrForTopics`
+//!   (1.0.0 `ZkUtils.scala:738-746`), one synchronous `readDataMaybeNull` per partition; 1.1.0
+//!   `KafkaController.scala:725-726` calls `KafkaZkClient.getTopicPartitionStates`, one pipelined batch
+//!   of async `GetDataRequest`s (`retryRequestsUntilConnected`).
 //! - `control_plane`: KIP-500/595/631 (see [`crate::kraft`]).
 use alloc::format;
 use alloc::string::String;
@@ -83,6 +101,16 @@ pub struct Behaviour {
     /// `/controller` is created in one `multi` with the `/controller_epoch` bump, and every
     /// controller write is a `multi` that first checks the `/controller_epoch` version.
     pub fenced_writes: bool,
+    /// A failed `/controller_epoch` bump is logged and ignored (1.0): the failover goes on with the
+    /// old epoch. When false, it is `ControllerMovedException` out of `onControllerFailover`, caught
+    /// by `elect`, which calls `triggerControllerMove`.
+    pub epoch_bump_failure_swallowed: bool,
+    /// `triggerControllerMove` re-reads `/controller` and deletes it only if it is still ours
+    /// (2.1.0); when false it deletes `/controller` whoever holds it (1.0, 1.1).
+    pub controller_move_checks_owner: bool,
+    /// `initializeControllerContext` / `updateLeaderAndIsrCache` read the partition state znodes one
+    /// synchronous `getData` at a time (1.0); when false, in one pipelined batch (1.1+).
+    pub context_reads_one_by_one: bool,
     /// ZooKeeper or a KRaft quorum.
     pub control_plane: ControlPlaneKind,
 }
@@ -130,6 +158,9 @@ impl Mode {
                 expire_event: false,
                 reread_controller_on_change: false,
                 fenced_writes: false,
+                epoch_bump_failure_swallowed: true,
+                controller_move_checks_owner: false,
+                context_reads_one_by_one: true,
                 control_plane: zk,
             },
             Mode::Kafka11 => Behaviour {
@@ -137,6 +168,9 @@ impl Mode {
                 expire_event: true,
                 reread_controller_on_change: true,
                 fenced_writes: false,
+                epoch_bump_failure_swallowed: false,
+                controller_move_checks_owner: false,
+                context_reads_one_by_one: false,
                 control_plane: zk,
             },
             Mode::Fenced => Behaviour {
@@ -144,6 +178,9 @@ impl Mode {
                 expire_event: false,
                 reread_controller_on_change: false,
                 fenced_writes: true,
+                epoch_bump_failure_swallowed: false,
+                controller_move_checks_owner: true,
+                context_reads_one_by_one: false,
                 control_plane: zk,
             },
             Mode::Kraft => Behaviour {
@@ -151,6 +188,9 @@ impl Mode {
                 expire_event: false,
                 reread_controller_on_change: false,
                 fenced_writes: false,
+                epoch_bump_failure_swallowed: false,
+                controller_move_checks_owner: false,
+                context_reads_one_by_one: false,
                 control_plane: ControlPlaneKind::Kraft,
             },
         }
@@ -172,7 +212,9 @@ mod tests {
         assert!(!k11.retry_after_expiry && k11.expire_event && k11.reread_controller_on_change);
         assert!(!k11.fenced_writes && legacy.retry_after_expiry);
         let fenced = Mode::Fenced.behaviour();
-        assert_eq!(Behaviour { fenced_writes: false, ..fenced }, legacy);
+        assert!(fenced.fenced_writes && fenced.controller_move_checks_owner && !legacy.controller_move_checks_owner);
+        assert!(legacy.epoch_bump_failure_swallowed && legacy.context_reads_one_by_one);
+        assert!(!k11.epoch_bump_failure_swallowed && !k11.context_reads_one_by_one);
         assert!(Mode::Kraft.behaviour().is_kraft() && !legacy.is_kraft());
     }
 }

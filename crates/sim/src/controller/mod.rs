@@ -324,10 +324,16 @@ impl Controller {
                 continue;
             };
             if let Exec::Wait(op) = self.request(step.clone(), io) {
+                // `ZKCheckedEphemeral` (and its successors) create `/controller` on the raw handle.
+                let raw = matches!(step, Step::Failover(ref s) if s.creates_controller());
                 if let Some(job) = self.job.as_mut() {
                     job.waiting = Some(step);
                 }
-                io.zk.send(op, Purpose::Controller, io.out);
+                if raw {
+                    io.zk.send_raw(op, Purpose::Controller, io.out);
+                } else {
+                    io.zk.send(op, Purpose::Controller, io.out);
+                }
                 return;
             }
         }
@@ -489,10 +495,7 @@ impl Controller {
         self.ctx = ControllerContext::default();
         self.held.clear();
         self.batch = Batch::default();
-        io.log(
-            EventKind::ControllerResigned,
-            format!("Broker {} resigned as the controller (it held epoch {epoch}; {why})", io.id),
-        );
+        io.log(EventKind::ControllerResigned, format!("Resigned (broker {} held epoch {epoch}; {why})", io.id));
         io.out.mark(Mark::ControllerResigned { broker: io.id, controller_epoch: epoch });
     }
 }

@@ -229,9 +229,21 @@ fn an_offline_partition_gets_the_first_live_isr_replica_and_a_leader_elected_mar
         h.pending(),
         ZkOp::SetData { path: tp().state_path(), data: ZData::PartitionState { state: elected.clone() }, version: 28 }
     );
+    // 1.0's selector logs its choice before the write (PartitionLeaderSelector.scala:90).
+    let selected = Mark::LeaderSelected {
+        controller: 3,
+        partition: tp(),
+        leader: 2,
+        leader_epoch: 15,
+        isr: vec![2, 3],
+        controller_epoch: 7,
+        read_zk_version: 28,
+    };
+    assert_eq!(h.decisions(), vec![selected.clone()], "selected, not yet written");
+    assert!(h.logged("Selected new leader and ISR {\"leader\":2,\"leader_epoch\":15,\"isr\":[2,3]} for offline partition __consumer_offsets-3"));
     h.respond(ZkResult::Written { stat: stat(29) });
     assert_eq!(
-        h.decisions(),
+        h.decisions()[1..],
         vec![Mark::LeaderElected {
             controller: 3,
             partition: tp(),
@@ -331,9 +343,10 @@ fn fenced_writes_check_the_epoch_version_read_at_election_and_a_failed_check_res
         }
     );
     // Another broker bumped /controller_epoch meanwhile: ControllerMovedException.
+    assert!(matches!(h.decisions()[1], Mark::LeaderSelected { leader: 2, .. }), "selected before the write");
     h.respond(ZkResult::MultiFailed { index: 0, code: ZkError::BadVersion });
     assert_eq!(
-        h.decisions()[1..],
+        h.decisions()[2..],
         [Mark::ControllerMoved { broker: 2, controller_epoch: 8, epoch_zk_version: 7 }],
         "the controller-moved line"
     );
@@ -341,8 +354,8 @@ fn fenced_writes_check_the_epoch_version_read_at_election_and_a_failed_check_res
     // maybeResign: re-read /controller; broker 3 holds it, so resign.
     assert_eq!(h.pending(), ZkOp::GetData { path: "/controller".into(), watch: true });
     h.respond(ZkResult::Data { data: ZData::Controller { broker_id: 3, timestamp: 0 }, stat: stat(0) });
-    assert_eq!(h.decisions()[2..], [Mark::ControllerResigned { broker: 2, controller_epoch: 8 }]);
-    assert!(h.logged("Broker 2 resigned as the controller (it held epoch 8; /controller is now broker 3)"));
+    assert_eq!(h.decisions()[3..], [Mark::ControllerResigned { broker: 2, controller_epoch: 8 }]);
+    assert!(h.logged("Resigned (broker 2 held epoch 8; /controller is now broker 3)"));
     assert_eq!((h.c.active_id, h.c.ctx.epoch, h.c.listeners), (3, 0, false));
     assert!(h.nothing_pending() && h.c.job.is_none(), "the rest of the failover was abandoned");
 }
@@ -390,4 +403,82 @@ fn controller_change_rereads_controller_only_when_the_behaviour_says_so() {
     h.event(ControllerEvent::ControllerChange(3));
     assert!(h.nothing_pending(), "1.0 trusts the id the event carries");
     assert!(h.c.is_active(3) && h.decisions().is_empty(), "so a stale ControllerChange(3) keeps it active");
+}
+
+/// Broker 3 (fresh) wins `/controller` and reads `/controller_epoch` = 7 at version 6; the
+/// conditional bump is next.
+fn won_and_read_epoch(mode: Mode) -> Harness {
+    let mut h = Harness::fresh(mode);
+    h.event(ControllerEvent::Startup);
+    h.respond(ZkResult::Error { code: ZkError::NoNode });
+    assert!(matches!(h.pending(), ZkOp::Create { ref path, ephemeral: true, .. } if path == "/controller"));
+    h.respond(ZkResult::Created { path: "/controller".into() });
+    assert_eq!(h.pending(), ZkOp::GetData { path: "/controller_epoch".into(), watch: false });
+    h.respond(ZkResult::Data { data: ZData::ControllerEpoch { epoch: 7 }, stat: stat(6) });
+    assert!(matches!(h.pending(), ZkOp::SetData { ref path, version: 6, .. } if path == "/controller_epoch"));
+    h
+}
+
+#[test]
+fn one_oh_swallows_a_failed_epoch_bump_and_goes_on_with_the_old_epoch() {
+    let one_oh = mode_where(|b| b.epoch_bump_failure_swallowed);
+    let mut h = won_and_read_epoch(one_oh);
+    h.respond(ZkResult::Error { code: ZkError::BadVersion });
+    assert_eq!(
+        h.decisions()[1..],
+        [Mark::ControllerEpochBumpFailed { broker: 3, controller_epoch: 7, swallowed: true }]
+    );
+    assert!(h.logged("Incremented epoch to 7"), "KC:693 logs the epoch it kept");
+    assert_eq!((h.c.active_id, h.c.ctx.epoch), (3, 7));
+    // The failover goes on: registerIsrChangeNotificationListener is next.
+    assert_eq!(h.pending(), ZkOp::GetChildren { path: "/isr_change_notification".into(), watch: true });
+}
+
+#[test]
+fn one_one_turns_a_failed_epoch_bump_into_an_unchecked_controller_move() {
+    let later = mode_where(|b| !b.epoch_bump_failure_swallowed && !b.fenced_writes && !b.is_kraft());
+    let mut h = won_and_read_epoch(later);
+    h.respond(ZkResult::Error { code: ZkError::BadVersion });
+    assert_eq!(
+        h.decisions()[1..],
+        [
+            Mark::ControllerEpochBumpFailed { broker: 3, controller_epoch: 7, swallowed: false },
+            Mark::ControllerResigned { broker: 3, controller_epoch: 7 },
+            Mark::ControllerMoveTriggered { broker: 3, owner_checked: false },
+        ]
+    );
+    assert!(!h.logged("Incremented epoch to"), "1.0's swallow-and-log line is not 1.1's");
+    // triggerControllerMove deletes /controller whoever holds it.
+    assert_eq!(h.pending(), ZkOp::Delete { path: "/controller".into(), version: -1 });
+    assert_eq!(h.c.active_id, -1);
+}
+
+#[test]
+fn a_controller_create_that_fails_with_sessionexpired_triggers_an_unchecked_controller_move() {
+    let one_oh = mode_where(|b| !b.controller_move_checks_owner && !b.is_kraft());
+    let mut h = Harness::fresh(one_oh);
+    h.event(ControllerEvent::Startup);
+    h.respond(ZkResult::Error { code: ZkError::NoNode });
+    assert!(h.zk.outstanding.values().all(|o| o.raw), "ZKCheckedEphemeral creates on the raw handle");
+    h.respond(ZkResult::Error { code: ZkError::SessionExpired });
+    assert_eq!(h.decisions(), [Mark::ControllerMoveTriggered { broker: 3, owner_checked: false }]);
+    assert!(h.logged("Error while electing or becoming controller on broker 3: SESSIONEXPIRED"));
+    assert_eq!(h.pending(), ZkOp::Delete { path: "/controller".into(), version: -1 });
+    assert!(!h.zk.outstanding.values().any(|o| o.raw), "the delete goes through ZkClient");
+}
+
+#[test]
+fn with_the_owner_check_a_failed_create_deletes_nothing_held_by_another_broker() {
+    let checks = mode_where(|b| b.controller_move_checks_owner);
+    let mut h = Harness::fresh(checks);
+    h.event(ControllerEvent::Startup);
+    h.respond(ZkResult::Error { code: ZkError::NoNode });
+    h.respond(ZkResult::Data { data: ZData::ControllerEpoch { epoch: 7 }, stat: stat(6) });
+    assert!(matches!(h.pending(), ZkOp::Multi { .. }));
+    h.respond(ZkResult::Error { code: ZkError::SessionExpired });
+    // 2.1's triggerControllerMove re-reads /controller first: broker 1 holds it.
+    assert_eq!(h.pending(), ZkOp::GetData { path: "/controller".into(), watch: true });
+    h.respond(ZkResult::Data { data: ZData::Controller { broker_id: 1, timestamp: 0 }, stat: stat(0) });
+    assert!(h.logged("Controller has already moved when trying to trigger controller movement"));
+    assert!(h.decisions().is_empty() && h.nothing_pending() && h.c.active_id == 1);
 }
