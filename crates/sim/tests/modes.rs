@@ -190,3 +190,32 @@ fn deleting_controller_is_refused_clearly_when_there_is_none_and_in_kraft() {
     run_to_end(&mut w);
     assert!(w.zk().expect("ZooKeeper").get("/controller").is_some());
 }
+
+/// The partition-state reads of every failover in `mode`'s `seed-incident`: how many distinct
+/// "updateLeaderAndIsrCache(<partition>)" waits broker 1's controller went through.
+fn one_by_one_state_reads(mode: Mode) -> usize {
+    let s = builtin("seed-incident").unwrap();
+    let mut w = World::with_mode(&s, s.seed, mode).unwrap();
+    let mut seen = std::collections::BTreeSet::new();
+    while w.step().is_some() {
+        if w.now() > 40_000 {
+            break;
+        }
+        let b1 = w.broker(1).unwrap();
+        if let Some(on) = b1.controller.job.as_ref().and_then(|j| j.waiting_on()) {
+            if on.contains("updateLeaderAndIsrCache(") {
+                seen.insert(on);
+            }
+        }
+    }
+    seen.len()
+}
+
+#[test]
+fn one_oh_reads_partition_states_one_by_one_and_later_versions_in_one_batch() {
+    let one_oh = Mode::ALL.into_iter().find(|m| m.behaviour().context_reads_one_by_one).unwrap();
+    let batched =
+        Mode::ALL.into_iter().find(|m| !m.behaviour().context_reads_one_by_one && !m.behaviour().is_kraft()).unwrap();
+    assert_eq!(one_by_one_state_reads(one_oh), 50, "one synchronous getData per partition");
+    assert_eq!(one_by_one_state_reads(batched), 0, "one pipelined batch");
+}

@@ -66,6 +66,10 @@ pub(super) enum Step {
     ReadTopics,
     ReadAssignments(Vec<String>),
     ReadStates,
+    /// 1.0's `getPartitionLeaderAndIsrForTopics`: one synchronous `getData` per partition.
+    ReadState(TopicPartition),
+    /// Every partition's state has been read one by one.
+    StatesRead,
     ReplicaStartup,
     PartitionStartup,
     FailoverDone,
@@ -88,7 +92,9 @@ impl Step {
             | Step::ReadBrokers(_)
             | Step::ReadTopics
             | Step::ReadAssignments(_)
-            | Step::ReadStates => "initializeControllerContext".into(),
+            | Step::ReadStates
+            | Step::StatesRead => "initializeControllerContext".into(),
+            Step::ReadState(tp) => format!("initializeControllerContext: updateLeaderAndIsrCache({tp})"),
             Step::RegisterIsrListener => "registerIsrChangeNotificationListener".into(),
             Step::ReplicaStartup => "ReplicaStateMachine.startup".into(),
             Step::PartitionStartup => "PartitionStateMachine.startup".into(),
@@ -145,9 +151,30 @@ impl Step {
             }
             Step::ReadBrokers(paths) | Step::ReadAssignments(paths) => Exec::Wait(ZkOp::GetDataMany { paths }),
             Step::ReadTopics => Exec::Wait(ZkOp::GetChildren { path: "/brokers/topics".into(), watch: true }),
+            Step::ReadStates if io.cfg.behaviour().context_reads_one_by_one => {
+                // 1.0.0 ZkUtils.scala:738-746: a loop of synchronous reads, each after the
+                // previous one's reply. 1.0 iterates a Scala HashSet of partitions (hash order);
+                // the model reads in partition order.
+                c.ctx.leadership.clear();
+                let steps: Vec<AnyStep> = c
+                    .ctx
+                    .assignment
+                    .keys()
+                    .map(|tp| Step::ReadState(tp.clone()).into())
+                    .chain(core::iter::once(Step::StatesRead.into()))
+                    .collect();
+                c.push_front(steps);
+                Exec::Done
+            }
             Step::ReadStates => {
+                // 1.1+: KafkaZkClient.getTopicPartitionStates pipelines one batch of reads.
                 let paths = c.ctx.assignment.keys().map(|tp| tp.state_path()).collect();
                 Exec::Wait(ZkOp::GetDataMany { paths })
+            }
+            Step::ReadState(tp) => Exec::Wait(ZkOp::GetData { path: tp.state_path(), watch: false }),
+            Step::StatesRead => {
+                c.states_loaded(io);
+                Exec::Done
             }
             Step::ReplicaStartup => {
                 c.replica_state_machine_startup(io);
@@ -310,6 +337,11 @@ impl Step {
                 c.ctx.assignment = assignment;
             }
             Step::ReadStates => c.on_read_states(result, io),
+            Step::ReadState(tp) => {
+                if let ZkResult::Data { data: ZData::PartitionState { state }, stat } = result {
+                    c.ctx.leadership.insert(tp, Cached { state, zk_version: stat.version });
+                }
+            }
             Step::MoveController(_) => c.active_id = -1,
             Step::MoveControllerCheck => {
                 let id = controller_id(&result);
@@ -325,7 +357,7 @@ impl Step {
                 }
             }
             // Local steps never wait on ZooKeeper.
-            Step::ReplicaStartup | Step::PartitionStartup | Step::FailoverDone => {}
+            Step::ReplicaStartup | Step::PartitionStartup | Step::FailoverDone | Step::StatesRead => {}
         }
     }
 }
@@ -445,6 +477,11 @@ impl Controller {
             }
         }
         self.ctx.leadership = leadership;
+        self.states_loaded(io);
+    }
+
+    /// Every partition state is in `partitionLeadershipInfo`.
+    fn states_loaded(&mut self, io: &mut ControllerIo) {
         self.ctx.loaded = true;
         // The state of each `__consumer_offsets` partition a configured group maps to: the one whose
         // leader decides whether the group has a coordinator.
