@@ -36,7 +36,8 @@ pub struct LocalPartition {
     pub replicas: Vec<BrokerId>,
     /// This broker leads the partition.
     pub is_leader: bool,
-    /// The zkVersion at which an ISR write last failed (no retry until a new LeaderAndIsr).
+    /// The zkVersion at which an ISR write last failed: it is tried again (and fails again) at
+    /// every isr-expiration run until a LeaderAndIsr brings a new zkVersion.
     pub isr_write_failed_at: Option<i32>,
 }
 
@@ -602,8 +603,21 @@ impl Broker {
         if changes.is_empty() {
             return None;
         }
+        // A write that failed is tried again at the next run of the isr-expiration task, every
+        // replica.lag.time.max.ms / 2 (1.0.0 ReplicaManager.scala:321): Partition.updateIsr logs
+        // "Cached zkVersion … skip updating ISR" each time (1.0.0 Partition.scala:560-573).
+        let retry = changes.iter().all(|(tp, _)| {
+            let lp = &self.partitions[tp];
+            lp.isr_write_failed_at == Some(lp.zk_version)
+        });
         let shrink = changes.iter().any(|(tp, isr)| isr.len() < self.partitions[tp].isr.len());
-        Some(if shrink { cfg.replica_lag_ms } else { 1000 })
+        Some(if retry {
+            cfg.replica_lag_ms / 2
+        } else if shrink {
+            cfg.replica_lag_ms
+        } else {
+            1000
+        })
     }
 
     /// Schedules the ISR check [`Broker::isr_check_due`] asked for.
@@ -619,7 +633,7 @@ impl Broker {
     ) -> Vec<(TopicPartition, Vec<BrokerId>)> {
         let mut v = Vec::new();
         for (tp, lp) in &self.partitions {
-            if !lp.is_leader || lp.isr_write_failed_at == Some(lp.zk_version) {
+            if !lp.is_leader {
                 continue;
             }
             if self.zk.has(|p| matches!(p, Purpose::IsrUpdate { tp: t, .. } if t == tp)) {
@@ -887,5 +901,33 @@ mod tests {
         assert_eq!(ops.len(), 2, "{ops:?}");
         assert!(ops.contains(&&read), "ZkClient's own request waits for the new session");
         assert!(ops.contains(&&ZkOp::Delete { path: "/controller".into(), version: -1 }), "triggerControllerMove");
+    }
+
+    #[test]
+    fn a_refused_isr_write_is_tried_and_refused_again_at_every_isr_expiration_run() {
+        let cfg = cfg();
+        let mut b = broker_at_epoch_8();
+        b.zk.session = Some(5);
+        b.zk.state = ConnState::Connected;
+        let mut out = Outbox::default();
+        assert!(b.on_leader_and_isr(3, 8, vec![info(1, 14, &[1, 2], 8)], &mut out));
+        let only_me = |_: &TopicPartition, r: BrokerId| r == 1;
+        assert_eq!(b.isr_check_due(&only_me, &cfg), Some(cfg.replica_lag_ms), "the first shrink");
+        for run in 0..3 {
+            let mut out = Outbox::default();
+            b.isr_check(&only_me, &mut out);
+            let xid = *b.zk.outstanding.keys().next().expect("the ISR write is sent again");
+            let done = b.zk.complete(xid).unwrap();
+            assert!(matches!(done.op, ZkOp::SetData { version: 27, .. }), "run {run}: {:?}", done.op);
+            b.on_isr_write(&offsets3(), vec![1], ZkResult::Error { code: ZkError::BadVersion }, &mut out);
+            let refused = crate::mark::Mark::IsrUpdateRefused {
+                broker: 1,
+                partition: offsets3(),
+                cached_zk_version: 27,
+                code: "BADVERSION".into(),
+            };
+            assert_eq!(out.marks(), vec![refused], "run {run}: logged again");
+            assert_eq!(b.isr_check_due(&only_me, &cfg), Some(cfg.replica_lag_ms / 2), "next isr-expiration run");
+        }
     }
 }
