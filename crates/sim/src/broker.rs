@@ -1,6 +1,8 @@
 //! A broker process: its ZooKeeper client and registration (`KafkaHealthcheck`), its
 //! `ReplicaManager` (leader/follower state with the controller-epoch and leader-epoch checks of
-//! `becomeLeaderOrFollower`, and the leader's own ISR writes in `Partition.updateIsr`), its
+//! `becomeLeaderOrFollower`, the leader's own ISR writes in `Partition.updateIsr`, retried at every
+//! isr-expiration run while refused, and the batched ISR change notifications of
+//! `maybePropagateIsrChanges`), its
 //! `MetadataCache` (filled by UpdateMetadata, answering FindCoordinator as
 //! `KafkaApis.handleFindCoordinatorRequest` does) and its group-coordinator ownership
 //! (`GroupCoordinator.handleGroupImmigration` / `handleGroupEmigration`). The controller that every
@@ -67,6 +69,13 @@ pub struct MetadataCache {
     pub partitions: BTreeMap<TopicPartition, PartitionStateInfo>,
 }
 
+/// The `isr-change-propagation` task's period (1.0.0 `ReplicaManager.scala:322`).
+pub const ISR_PROPAGATION_PERIOD_MS: u64 = 2500;
+/// `ReplicaManager.IsrChangePropagationBlackOut`.
+pub const ISR_CHANGE_BLACKOUT_MS: u64 = 5000;
+/// `ReplicaManager.IsrChangePropagationInterval`.
+pub const ISR_PROPAGATION_INTERVAL_MS: u64 = 60000;
+
 /// A broker.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Broker {
@@ -92,6 +101,20 @@ pub struct Broker {
     pub owned_offsets_partitions: BTreeSet<u32>,
     /// An ISR check (`replica.lag.time.max.ms`) is scheduled.
     pub isr_check_pending: bool,
+    /// Virtual time of the input being handled (set by the world before each call).
+    pub now_ms: u64,
+    /// When this process started (`ReplicaManager`'s construction): the 2.5 s propagation task
+    /// runs at `started_ms + k * 2500`.
+    pub started_ms: u64,
+    /// `isrChangeSet`: partitions whose ISR this leader changed, not yet propagated.
+    pub isr_change_set: BTreeSet<TopicPartition>,
+    /// `lastIsrChangeMs`.
+    pub last_isr_change_ms: u64,
+    /// `lastIsrPropagationMs`: `None` for a broker of the initial steady state, running long before.
+    pub last_isr_propagation_ms: Option<u64>,
+    /// An `isr-change-propagation` run is scheduled (the model runs the task only while
+    /// `isrChangeSet` is non-empty; a run with an empty set does nothing).
+    pub isr_propagation_pending: bool,
     started: bool,
 }
 
@@ -110,6 +133,12 @@ impl Broker {
             metadata: MetadataCache::default(),
             owned_offsets_partitions: BTreeSet::new(),
             isr_check_pending: false,
+            now_ms: 0,
+            started_ms: 0,
+            isr_change_set: BTreeSet::new(),
+            last_isr_change_ms: 0,
+            last_isr_propagation_ms: None,
+            isr_propagation_pending: false,
             started: false,
         }
     }
@@ -117,8 +146,12 @@ impl Broker {
     /// A fresh process (state lost): it connects to ZooKeeper and asks for a new session.
     pub fn start(&mut self, cfg: &Config, out: &mut Outbox) {
         let inc = self.incarnation + 1;
+        let now = self.now_ms;
         *self = Broker::new(self.id);
         self.incarnation = inc;
+        self.now_ms = now;
+        self.started_ms = now;
+        self.last_isr_propagation_ms = Some(now);
         self.alive = true;
         out.log(EventKind::Process, format!("[KafkaServer id={}] starting", self.id));
         out.send(NodeId::Zk, Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms });
@@ -698,17 +731,7 @@ impl Broker {
                         stat.version
                     ),
                 );
-                let data = ZData::IsrChange { partitions: alloc::vec![tp.clone()] };
-                self.zk.send(
-                    ZkOp::Create {
-                        path: "/isr_change_notification/isr_change_".into(),
-                        data,
-                        ephemeral: false,
-                        sequential: true,
-                    },
-                    Purpose::IsrNotify,
-                    out,
-                );
+                self.record_isr_change(tp, out);
             }
             ZkResult::Error { code } => {
                 lp.isr_write_failed_at = Some(lp.zk_version);
@@ -727,6 +750,57 @@ impl Broker {
             }
             _ => {}
         }
+    }
+
+    /// `ReplicaManager.recordIsrChange` (1.0.0 `ReplicaManager.scala:255-260`): remember the
+    /// partition for the next propagation; make sure the propagation task will run.
+    fn record_isr_change(&mut self, tp: &TopicPartition, out: &mut Outbox) {
+        self.isr_change_set.insert(tp.clone());
+        self.last_isr_change_ms = self.now_ms;
+        self.schedule_isr_propagation(out);
+    }
+
+    /// The next run of the `isr-change-propagation` task (every 2.5 s from the process start,
+    /// 1.0.0 `ReplicaManager.scala:322`).
+    fn schedule_isr_propagation(&mut self, out: &mut Outbox) {
+        if self.isr_propagation_pending {
+            return;
+        }
+        self.isr_propagation_pending = true;
+        let into = self.now_ms.saturating_sub(self.started_ms) % ISR_PROPAGATION_PERIOD_MS;
+        out.timer(ISR_PROPAGATION_PERIOD_MS - into, Timer::IsrPropagation);
+    }
+
+    /// `ReplicaManager.maybePropagateIsrChanges` (1.0.0 `ReplicaManager.scala:262-280`): when
+    /// changes are pending and none came in the last 5 s (`IsrChangePropagationBlackOut`, :134) or
+    /// the last propagation is over 60 s old (`IsrChangePropagationInterval`, :135), write them all
+    /// in one sequential `/isr_change_notification/isr_change_` znode
+    /// (`ReplicationUtils.propagateIsrChanges`, 1.0.0 `ReplicationUtils.scala:42-47`).
+    pub fn maybe_propagate_isr_changes(&mut self, out: &mut Outbox) {
+        self.isr_propagation_pending = false;
+        if self.isr_change_set.is_empty() {
+            return;
+        }
+        let now = self.now_ms;
+        let quiet = self.last_isr_change_ms + ISR_CHANGE_BLACKOUT_MS < now;
+        let overdue = self.last_isr_propagation_ms.is_none_or(|t| t + ISR_PROPAGATION_INTERVAL_MS < now);
+        if !(quiet || overdue) {
+            self.schedule_isr_propagation(out);
+            return;
+        }
+        let partitions: Vec<TopicPartition> = core::mem::take(&mut self.isr_change_set).into_iter().collect();
+        self.last_isr_propagation_ms = Some(now);
+        out.mark(crate::mark::Mark::IsrChangesPropagated { broker: self.id, partitions: partitions.clone() });
+        self.zk.send(
+            ZkOp::Create {
+                path: "/isr_change_notification/isr_change_".into(),
+                data: ZData::IsrChange { partitions },
+                ephemeral: false,
+                sequential: true,
+            },
+            Purpose::IsrNotify,
+            out,
+        );
     }
 
     /// Links to controller requests are FIFO per broker; a message dropped on a cut is re-sent when
@@ -929,5 +1003,70 @@ mod tests {
             assert_eq!(out.marks(), vec![refused], "run {run}: logged again");
             assert_eq!(b.isr_check_due(&only_me, &cfg), Some(cfg.replica_lag_ms / 2), "next isr-expiration run");
         }
+    }
+
+    #[test]
+    fn isr_changes_are_propagated_together_after_a_5_s_blackout_once_one_went_out_in_the_last_60_s() {
+        let mut b = broker_at_epoch_8();
+        b.zk.session = Some(5);
+        b.zk.state = ConnState::Connected;
+        let tp = |p| TopicPartition::new(OFFSETS_TOPIC, p);
+        let created = |out: &Outbox| -> Vec<Vec<TopicPartition>> {
+            out.effects
+                .iter()
+                .filter_map(|e| match e {
+                    Effect::Send {
+                        payload:
+                            Payload::ZkRequest {
+                                op: ZkOp::Create { path, data: ZData::IsrChange { partitions }, sequential: true, .. },
+                                ..
+                            },
+                        ..
+                    } if path == "/isr_change_notification/isr_change_" => Some(partitions.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        let timers = |out: &Outbox| -> Vec<u64> {
+            out.effects
+                .iter()
+                .filter_map(|e| match e {
+                    Effect::Timer { after_ms, timer: Timer::IsrPropagation } => Some(*after_ms),
+                    _ => None,
+                })
+                .collect()
+        };
+        // A lone change (no propagation in the last 60 s) goes out at the task's next run.
+        let mut out = Outbox::default();
+        b.now_ms = 1000;
+        b.record_isr_change(&tp(1), &mut out);
+        assert_eq!(timers(&out), vec![1500], "the 2.5 s task's next run");
+        assert!(created(&out).is_empty(), "nothing written at the change itself");
+        b.now_ms = 2500;
+        let mut out = Outbox::default();
+        b.maybe_propagate_isr_changes(&mut out);
+        assert_eq!(created(&out), vec![vec![tp(1)]]);
+        // Two more changes within 60 s of it: both wait until 5 s passed without a change.
+        let mut out = Outbox::default();
+        b.now_ms = 3000;
+        b.record_isr_change(&tp(2), &mut out);
+        b.now_ms = 4000;
+        b.record_isr_change(&tp(4), &mut out);
+        assert_eq!(timers(&out), vec![2000], "one run scheduled");
+        for at in [5000, 7500] {
+            b.now_ms = at;
+            let mut out = Outbox::default();
+            b.maybe_propagate_isr_changes(&mut out);
+            assert!(created(&out).is_empty(), "at {at}: last change at 4000, inside the 5 s blackout");
+            assert_eq!(timers(&out), vec![2500]);
+        }
+        b.now_ms = 10000;
+        let mut out = Outbox::default();
+        b.maybe_propagate_isr_changes(&mut out);
+        assert_eq!(created(&out), vec![vec![tp(2), tp(4)]], "one znode for both");
+        assert!(out
+            .marks()
+            .contains(&crate::mark::Mark::IsrChangesPropagated { broker: 1, partitions: vec![tp(2), tp(4)] }));
+        assert!(timers(&out).is_empty() && b.isr_change_set.is_empty());
     }
 }

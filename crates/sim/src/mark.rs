@@ -250,6 +250,14 @@ pub enum Mark {
         /// ZooKeeper's error code (`BADVERSION`, ...).
         code: String,
     },
+    /// `ReplicaManager.maybePropagateIsrChanges` wrote one `/isr_change_notification/isr_change_`
+    /// znode for every ISR change it had collected.
+    IsrChangesPropagated {
+        /// The leader.
+        broker: BrokerId,
+        /// The partitions, sorted.
+        partitions: Vec<TopicPartition>,
+    },
     /// A broker's ZooKeeper client learnt that its session expired and opens a new one.
     SessionExpiryLearned {
         /// The broker.

@@ -1,5 +1,6 @@
-//! `IsrChangeNotification` (1.0): a leader that changed an ISR writes a sequential
-//! `/isr_change_notification/isr_change_` znode; the controller reads the notifications, re-reads the
+//! `IsrChangeNotification` (1.0): a leader that changed ISRs writes them, batched by
+//! `ReplicaManager.maybePropagateIsrChanges` ([`crate::broker::Broker::maybe_propagate_isr_changes`]),
+//! in one sequential `/isr_change_notification/isr_change_` znode; the controller reads the notifications, re-reads the
 //! named partitions' state znodes into its cache (`updateLeaderAndIsrCache`), sends UpdateMetadata
 //! for them, and deletes the notifications. 1.0 re-reads the states one synchronous `getData` at a
 //! time (1.0.0 `KafkaController.scala:800-804` → `ZkUtils.scala:738-746`); 1.1+ in one pipelined
