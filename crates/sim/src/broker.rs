@@ -1,7 +1,7 @@
 //! A broker process: its ZooKeeper client and registration (`KafkaHealthcheck`), its
 //! `ReplicaManager` (leader/follower state with the controller-epoch and leader-epoch checks of
 //! `becomeLeaderOrFollower`, the leader's own ISR writes in `Partition.updateIsr`, retried at every
-//! isr-expiration run while refused, and the batched ISR change notifications of
+//! isr-expiration run while refused — [`ISR_REFUSAL_REPEATS`] times in the model, forever in Kafka — and the batched ISR change notifications of
 //! `maybePropagateIsrChanges`), its
 //! `MetadataCache` (filled by UpdateMetadata, answering FindCoordinator as
 //! `KafkaApis.handleFindCoordinatorRequest` does) and its group-coordinator ownership
@@ -41,6 +41,8 @@ pub struct LocalPartition {
     /// The zkVersion at which an ISR write last failed: it is tried again (and fails again) at
     /// every isr-expiration run until a LeaderAndIsr brings a new zkVersion.
     pub isr_write_failed_at: Option<i32>,
+    /// How many times in a row the write was refused at that zkVersion.
+    pub isr_refusals: u32,
 }
 
 impl LocalPartition {
@@ -56,6 +58,7 @@ impl LocalPartition {
             replicas: info.replicas.clone(),
             is_leader: info.leader == me,
             isr_write_failed_at: None,
+            isr_refusals: 0,
         }
     }
 }
@@ -68,6 +71,10 @@ pub struct MetadataCache {
     /// Partition states.
     pub partitions: BTreeMap<TopicPartition, PartitionStateInfo>,
 }
+
+/// How many refused ISR writes in a row (one per isr-expiration run, 5 s apart) the model shows
+/// before it stops retrying: Kafka retries forever, which would flood a two-day run with steps.
+pub const ISR_REFUSAL_REPEATS: u32 = 12;
 
 /// The `isr-change-propagation` task's period (1.0.0 `ReplicaManager.scala:322`).
 pub const ISR_PROPAGATION_PERIOD_MS: u64 = 2500;
@@ -507,6 +514,7 @@ impl Broker {
                     replicas: p.replicas.clone(),
                     is_leader: false,
                     isr_write_failed_at: None,
+                    isr_refusals: 0,
                 });
             }
         }
@@ -666,7 +674,9 @@ impl Broker {
     ) -> Vec<(TopicPartition, Vec<BrokerId>)> {
         let mut v = Vec::new();
         for (tp, lp) in &self.partitions {
-            if !lp.is_leader {
+            if !lp.is_leader
+                || (lp.isr_write_failed_at == Some(lp.zk_version) && lp.isr_refusals >= ISR_REFUSAL_REPEATS)
+            {
                 continue;
             }
             if self.zk.has(|p| matches!(p, Purpose::IsrUpdate { tp: t, .. } if t == tp)) {
@@ -734,6 +744,7 @@ impl Broker {
                 self.record_isr_change(tp, out);
             }
             ZkResult::Error { code } => {
+                lp.isr_refusals = if lp.isr_write_failed_at == Some(lp.zk_version) { lp.isr_refusals + 1 } else { 1 };
                 lp.isr_write_failed_at = Some(lp.zk_version);
                 let why = if code == ZkError::BadVersion {
                     format!("Cached zkVersion [{}] not equal to that in zookeeper, skip updating ISR", lp.zk_version)
@@ -741,6 +752,15 @@ impl Broker {
                     format!("ISR update failed with {}", code.name())
                 };
                 out.log(EventKind::IsrChange, format!("[Partition {tp} broker={}] {why}", self.id));
+                if lp.isr_refusals >= ISR_REFUSAL_REPEATS {
+                    out.log(
+                        EventKind::Info,
+                        format!(
+                            "[Partition {tp} broker={}] (Kafka keeps retrying and logging this every replica.lag.time.max.ms/2 until a LeaderAndIsr brings a new zkVersion; the model stops after {ISR_REFUSAL_REPEATS} refusals to keep the trace finite)",
+                            self.id
+                        ),
+                    );
+                }
                 out.mark(crate::mark::Mark::IsrUpdateRefused {
                     broker: self.id,
                     partition: tp.clone(),
@@ -1003,6 +1023,9 @@ mod tests {
             assert_eq!(out.marks(), vec![refused], "run {run}: logged again");
             assert_eq!(b.isr_check_due(&only_me, &cfg), Some(cfg.replica_lag_ms / 2), "next isr-expiration run");
         }
+        // The model stops after ISR_REFUSAL_REPEATS refusals (Kafka never stops).
+        b.partitions.get_mut(&offsets3()).unwrap().isr_refusals = ISR_REFUSAL_REPEATS;
+        assert_eq!(b.isr_check_due(&only_me, &cfg), None);
     }
 
     #[test]

@@ -26,7 +26,9 @@
 //! Log lines follow 1.0: `N successfully elected as the controller` (:1679), `Starting become
 //! controller state transition` (:273), `Incremented epoch to N` (:693), `Currently active brokers
 //! in the cluster` (:716), `Ready to serve as the new controller with epoch N` (:302), `Resigned`
-//! (:354).
+//! (:354), `Started partition state machine with initial state -> …` (1.0.0
+//! `PartitionStateMachine.scala:60`; 1.0 prints the whole map, the model counts it). Lines with no
+//! 1.0 counterpart (`Loaded leader and ISR of N partitions …`) are the model's own summaries.
 use super::{
     children, controller_id, election, readable_brokers, short_list, Cached, Controller, ControllerIo, Exec,
     Step as AnyStep,
@@ -540,7 +542,7 @@ impl Controller {
         io.log(
             EventKind::Info,
             format!(
-                "Started partition state machine: {online} OnlinePartition, {} OfflinePartition{}",
+                "Started partition state machine with initial state -> {online} OnlinePartition, {} OfflinePartition{}",
                 offline.len(),
                 if offline.is_empty() { String::new() } else { format!(" ({})", short_list(&offline)) }
             ),

@@ -328,7 +328,7 @@ fn fenced_writes_check_the_epoch_version_read_at_election_and_a_failed_check_res
     assert!(h.logged(
         "Loaded leader and ISR of 1 partitions into the controller context; __consumer_offsets-3: {\"leader\":1,\"leader_epoch\":14,\"isr\":[1,2]} (zkVersion 28)"
     ));
-    assert!(h.logged("Started partition state machine: 0 OnlinePartition, 1 OfflinePartition (__consumer_offsets-3)"));
+    assert!(h.logged("Started partition state machine with initial state -> 0 OnlinePartition, 1 OfflinePartition (__consumer_offsets-3)"));
     // electLeaderForPartition: read, then a write fenced at the version read at election.
     assert_eq!(h.pending(), ZkOp::GetData { path: tp().state_path(), watch: false });
     h.respond(state_znode(li(1, 14, &[1, 2], 7), 28));
