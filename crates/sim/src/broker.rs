@@ -1,6 +1,8 @@
 //! A broker process: its ZooKeeper client and registration (`KafkaHealthcheck`), its
 //! `ReplicaManager` (leader/follower state with the controller-epoch and leader-epoch checks of
-//! `becomeLeaderOrFollower`, and the leader's own ISR writes in `Partition.updateIsr`), its
+//! `becomeLeaderOrFollower`, the leader's own ISR writes in `Partition.updateIsr`, retried at every
+//! isr-expiration run while refused — [`ISR_REFUSAL_REPEATS`] times in the model, forever in Kafka — and the batched ISR change notifications of
+//! `maybePropagateIsrChanges`), its
 //! `MetadataCache` (filled by UpdateMetadata, answering FindCoordinator as
 //! `KafkaApis.handleFindCoordinatorRequest` does) and its group-coordinator ownership
 //! (`GroupCoordinator.handleGroupImmigration` / `handleGroupEmigration`). The controller that every
@@ -36,8 +38,11 @@ pub struct LocalPartition {
     pub replicas: Vec<BrokerId>,
     /// This broker leads the partition.
     pub is_leader: bool,
-    /// The zkVersion at which an ISR write last failed (no retry until a new LeaderAndIsr).
+    /// The zkVersion at which an ISR write last failed: it is tried again (and fails again) at
+    /// every isr-expiration run until a LeaderAndIsr brings a new zkVersion.
     pub isr_write_failed_at: Option<i32>,
+    /// How many times in a row the write was refused at that zkVersion.
+    pub isr_refusals: u32,
 }
 
 impl LocalPartition {
@@ -53,6 +58,7 @@ impl LocalPartition {
             replicas: info.replicas.clone(),
             is_leader: info.leader == me,
             isr_write_failed_at: None,
+            isr_refusals: 0,
         }
     }
 }
@@ -65,6 +71,17 @@ pub struct MetadataCache {
     /// Partition states.
     pub partitions: BTreeMap<TopicPartition, PartitionStateInfo>,
 }
+
+/// How many refused ISR writes in a row (one per isr-expiration run, 5 s apart) the model shows
+/// before it stops retrying: Kafka retries forever, which would flood a two-day run with steps.
+pub const ISR_REFUSAL_REPEATS: u32 = 12;
+
+/// The `isr-change-propagation` task's period (1.0.0 `ReplicaManager.scala:322`).
+pub const ISR_PROPAGATION_PERIOD_MS: u64 = 2500;
+/// `ReplicaManager.IsrChangePropagationBlackOut`.
+pub const ISR_CHANGE_BLACKOUT_MS: u64 = 5000;
+/// `ReplicaManager.IsrChangePropagationInterval`.
+pub const ISR_PROPAGATION_INTERVAL_MS: u64 = 60000;
 
 /// A broker.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -91,6 +108,20 @@ pub struct Broker {
     pub owned_offsets_partitions: BTreeSet<u32>,
     /// An ISR check (`replica.lag.time.max.ms`) is scheduled.
     pub isr_check_pending: bool,
+    /// Virtual time of the input being handled (set by the world before each call).
+    pub now_ms: u64,
+    /// When this process started (`ReplicaManager`'s construction): the 2.5 s propagation task
+    /// runs at `started_ms + k * 2500`.
+    pub started_ms: u64,
+    /// `isrChangeSet`: partitions whose ISR this leader changed, not yet propagated.
+    pub isr_change_set: BTreeSet<TopicPartition>,
+    /// `lastIsrChangeMs`.
+    pub last_isr_change_ms: u64,
+    /// `lastIsrPropagationMs`: `None` for a broker of the initial steady state, running long before.
+    pub last_isr_propagation_ms: Option<u64>,
+    /// An `isr-change-propagation` run is scheduled (the model runs the task only while
+    /// `isrChangeSet` is non-empty; a run with an empty set does nothing).
+    pub isr_propagation_pending: bool,
     started: bool,
 }
 
@@ -109,6 +140,12 @@ impl Broker {
             metadata: MetadataCache::default(),
             owned_offsets_partitions: BTreeSet::new(),
             isr_check_pending: false,
+            now_ms: 0,
+            started_ms: 0,
+            isr_change_set: BTreeSet::new(),
+            last_isr_change_ms: 0,
+            last_isr_propagation_ms: None,
+            isr_propagation_pending: false,
             started: false,
         }
     }
@@ -116,8 +153,12 @@ impl Broker {
     /// A fresh process (state lost): it connects to ZooKeeper and asks for a new session.
     pub fn start(&mut self, cfg: &Config, out: &mut Outbox) {
         let inc = self.incarnation + 1;
+        let now = self.now_ms;
         *self = Broker::new(self.id);
         self.incarnation = inc;
+        self.now_ms = now;
+        self.started_ms = now;
+        self.last_isr_propagation_ms = Some(now);
         self.alive = true;
         out.log(EventKind::Process, format!("[KafkaServer id={}] starting", self.id));
         out.send(NodeId::Zk, Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms });
@@ -238,7 +279,17 @@ impl Broker {
             out.mark(crate::mark::Mark::SessionExpiryLearned { broker: self.id, failed_requests: failed.len() as u32 });
         } else {
             out.log(EventKind::ZkSession, zkclient_line);
-            out.mark(crate::mark::Mark::SessionExpiryLearned { broker: self.id, failed_requests: 0 });
+            // ZKCheckedEphemeral's create was on the raw handle: it fails with SESSIONEXPIRED
+            // (1.0.0 ZkUtils.scala:1095-1097) instead of being retried on the new session.
+            let raw = self.zk.take_raw();
+            out.mark(crate::mark::Mark::SessionExpiryLearned { broker: self.id, failed_requests: raw.len() as u32 });
+            for o in raw {
+                if o.purpose == Purpose::Controller {
+                    let expired = ZkResult::Error { code: ZkError::SessionExpired };
+                    let io = &mut ControllerIo { id: self.id, zk: &mut self.zk, cfg, out };
+                    self.controller.on_result(o.op, expired, io);
+                }
+            }
         }
         if cfg.behaviour().expire_event {
             self.controller.expire(&mut ControllerIo { id: self.id, zk: &mut self.zk, cfg, out });
@@ -472,6 +523,7 @@ impl Broker {
                     replicas: p.replicas.clone(),
                     is_leader: false,
                     isr_write_failed_at: None,
+                    isr_refusals: 0,
                 });
             }
         }
@@ -601,8 +653,21 @@ impl Broker {
         if changes.is_empty() {
             return None;
         }
+        // A write that failed is tried again at the next run of the isr-expiration task, every
+        // replica.lag.time.max.ms / 2 (1.0.0 ReplicaManager.scala:321): Partition.updateIsr logs
+        // "Cached zkVersion … skip updating ISR" each time (1.0.0 Partition.scala:560-573).
+        let retry = changes.iter().all(|(tp, _)| {
+            let lp = &self.partitions[tp];
+            lp.isr_write_failed_at == Some(lp.zk_version)
+        });
         let shrink = changes.iter().any(|(tp, isr)| isr.len() < self.partitions[tp].isr.len());
-        Some(if shrink { cfg.replica_lag_ms } else { 1000 })
+        Some(if retry {
+            cfg.replica_lag_ms / 2
+        } else if shrink {
+            cfg.replica_lag_ms
+        } else {
+            1000
+        })
     }
 
     /// Schedules the ISR check [`Broker::isr_check_due`] asked for.
@@ -618,7 +683,9 @@ impl Broker {
     ) -> Vec<(TopicPartition, Vec<BrokerId>)> {
         let mut v = Vec::new();
         for (tp, lp) in &self.partitions {
-            if !lp.is_leader || lp.isr_write_failed_at == Some(lp.zk_version) {
+            if !lp.is_leader
+                || (lp.isr_write_failed_at == Some(lp.zk_version) && lp.isr_refusals >= ISR_REFUSAL_REPEATS)
+            {
                 continue;
             }
             if self.zk.has(|p| matches!(p, Purpose::IsrUpdate { tp: t, .. } if t == tp)) {
@@ -683,19 +750,10 @@ impl Broker {
                         stat.version
                     ),
                 );
-                let data = ZData::IsrChange { partitions: alloc::vec![tp.clone()] };
-                self.zk.send(
-                    ZkOp::Create {
-                        path: "/isr_change_notification/isr_change_".into(),
-                        data,
-                        ephemeral: false,
-                        sequential: true,
-                    },
-                    Purpose::IsrNotify,
-                    out,
-                );
+                self.record_isr_change(tp, out);
             }
             ZkResult::Error { code } => {
+                lp.isr_refusals = if lp.isr_write_failed_at == Some(lp.zk_version) { lp.isr_refusals + 1 } else { 1 };
                 lp.isr_write_failed_at = Some(lp.zk_version);
                 let why = if code == ZkError::BadVersion {
                     format!("Cached zkVersion [{}] not equal to that in zookeeper, skip updating ISR", lp.zk_version)
@@ -703,6 +761,15 @@ impl Broker {
                     format!("ISR update failed with {}", code.name())
                 };
                 out.log(EventKind::IsrChange, format!("[Partition {tp} broker={}] {why}", self.id));
+                if lp.isr_refusals >= ISR_REFUSAL_REPEATS {
+                    out.log(
+                        EventKind::Info,
+                        format!(
+                            "[Partition {tp} broker={}] (Kafka keeps retrying and logging this every replica.lag.time.max.ms/2 until a LeaderAndIsr brings a new zkVersion; the model stops after {ISR_REFUSAL_REPEATS} refusals to keep the trace finite)",
+                            self.id
+                        ),
+                    );
+                }
                 out.mark(crate::mark::Mark::IsrUpdateRefused {
                     broker: self.id,
                     partition: tp.clone(),
@@ -712,6 +779,57 @@ impl Broker {
             }
             _ => {}
         }
+    }
+
+    /// `ReplicaManager.recordIsrChange` (1.0.0 `ReplicaManager.scala:255-260`): remember the
+    /// partition for the next propagation; make sure the propagation task will run.
+    fn record_isr_change(&mut self, tp: &TopicPartition, out: &mut Outbox) {
+        self.isr_change_set.insert(tp.clone());
+        self.last_isr_change_ms = self.now_ms;
+        self.schedule_isr_propagation(out);
+    }
+
+    /// The next run of the `isr-change-propagation` task (every 2.5 s from the process start,
+    /// 1.0.0 `ReplicaManager.scala:322`).
+    fn schedule_isr_propagation(&mut self, out: &mut Outbox) {
+        if self.isr_propagation_pending {
+            return;
+        }
+        self.isr_propagation_pending = true;
+        let into = self.now_ms.saturating_sub(self.started_ms) % ISR_PROPAGATION_PERIOD_MS;
+        out.timer(ISR_PROPAGATION_PERIOD_MS - into, Timer::IsrPropagation);
+    }
+
+    /// `ReplicaManager.maybePropagateIsrChanges` (1.0.0 `ReplicaManager.scala:262-280`): when
+    /// changes are pending and none came in the last 5 s (`IsrChangePropagationBlackOut`, :134) or
+    /// the last propagation is over 60 s old (`IsrChangePropagationInterval`, :135), write them all
+    /// in one sequential `/isr_change_notification/isr_change_` znode
+    /// (`ReplicationUtils.propagateIsrChanges`, 1.0.0 `ReplicationUtils.scala:42-47`).
+    pub fn maybe_propagate_isr_changes(&mut self, out: &mut Outbox) {
+        self.isr_propagation_pending = false;
+        if self.isr_change_set.is_empty() {
+            return;
+        }
+        let now = self.now_ms;
+        let quiet = self.last_isr_change_ms + ISR_CHANGE_BLACKOUT_MS < now;
+        let overdue = self.last_isr_propagation_ms.is_none_or(|t| t + ISR_PROPAGATION_INTERVAL_MS < now);
+        if !(quiet || overdue) {
+            self.schedule_isr_propagation(out);
+            return;
+        }
+        let partitions: Vec<TopicPartition> = core::mem::take(&mut self.isr_change_set).into_iter().collect();
+        self.last_isr_propagation_ms = Some(now);
+        out.mark(crate::mark::Mark::IsrChangesPropagated { broker: self.id, partitions: partitions.clone() });
+        self.zk.send(
+            ZkOp::Create {
+                path: "/isr_change_notification/isr_change_".into(),
+                data: ZData::IsrChange { partitions },
+                ephemeral: false,
+                sequential: true,
+            },
+            Purpose::IsrNotify,
+            out,
+        );
     }
 
     /// Links to controller requests are FIFO per broker; a message dropped on a cut is re-sent when
@@ -857,5 +975,130 @@ mod tests {
             [Effect::Send { to: NodeId::Zk, payload: Payload::ZkRequest { session: 5, op, controller: true, .. } }] if *op == elect
         ));
         assert_eq!(b.controller.job.as_ref().and_then(|j| j.waiting_on()).as_deref(), Some("elect"));
+    }
+
+    #[test]
+    fn zkclient_keeps_its_requests_for_the_new_session_but_the_raw_controller_create_fails() {
+        let cfg = cfg();
+        assert!(cfg.behaviour().retry_after_expiry, "seed-incident opens in 1.0's ZkClient behaviour");
+        let mut b = Broker::new(1);
+        b.alive = true;
+        b.set_started();
+        b.zk.session = Some(5);
+        b.zk.state = ConnState::Connected;
+        b.controller.enqueue(ControllerEvent::Startup);
+        let mut out = Outbox::default();
+        b.controller_run(&cfg, &mut out);
+        let xid = *b.zk.outstanding.keys().next().unwrap();
+        b.on_zk_response(5, xid, ZkResult::Error { code: ZkError::NoNode }, &cfg, &mut out);
+        assert!(b.zk.outstanding.values().any(|o| o.raw), "elect's create is on the raw handle");
+        let read = ZkOp::GetData { path: "/brokers/ids".into(), watch: false };
+        b.zk.send(read.clone(), Purpose::ControllerWatch, &mut out);
+        let mut out = Outbox::default();
+        b.on_zk_connect_response(ConnectResult::Expired, &cfg, &mut out);
+        b.controller_run(&cfg, &mut out);
+        let marks = out.marks();
+        assert!(marks.contains(&crate::mark::Mark::SessionExpiryLearned { broker: 1, failed_requests: 1 }));
+        assert!(marks.contains(&crate::mark::Mark::ControllerMoveTriggered { broker: 1, owner_checked: false }));
+        let ops: Vec<&ZkOp> = b.zk.outstanding.values().map(|o| &o.op).collect();
+        assert_eq!(ops.len(), 2, "{ops:?}");
+        assert!(ops.contains(&&read), "ZkClient's own request waits for the new session");
+        assert!(ops.contains(&&ZkOp::Delete { path: "/controller".into(), version: -1 }), "triggerControllerMove");
+    }
+
+    #[test]
+    fn a_refused_isr_write_is_tried_and_refused_again_at_every_isr_expiration_run() {
+        let cfg = cfg();
+        let mut b = broker_at_epoch_8();
+        b.zk.session = Some(5);
+        b.zk.state = ConnState::Connected;
+        let mut out = Outbox::default();
+        assert!(b.on_leader_and_isr(3, 8, vec![info(1, 14, &[1, 2], 8)], &mut out));
+        let only_me = |_: &TopicPartition, r: BrokerId| r == 1;
+        assert_eq!(b.isr_check_due(&only_me, &cfg), Some(cfg.replica_lag_ms), "the first shrink");
+        for run in 0..3 {
+            let mut out = Outbox::default();
+            b.isr_check(&only_me, &mut out);
+            let xid = *b.zk.outstanding.keys().next().expect("the ISR write is sent again");
+            let done = b.zk.complete(xid).unwrap();
+            assert!(matches!(done.op, ZkOp::SetData { version: 27, .. }), "run {run}: {:?}", done.op);
+            b.on_isr_write(&offsets3(), vec![1], ZkResult::Error { code: ZkError::BadVersion }, &mut out);
+            let refused = crate::mark::Mark::IsrUpdateRefused {
+                broker: 1,
+                partition: offsets3(),
+                cached_zk_version: 27,
+                code: "BADVERSION".into(),
+            };
+            assert_eq!(out.marks(), vec![refused], "run {run}: logged again");
+            assert_eq!(b.isr_check_due(&only_me, &cfg), Some(cfg.replica_lag_ms / 2), "next isr-expiration run");
+        }
+        // The model stops after ISR_REFUSAL_REPEATS refusals (Kafka never stops).
+        b.partitions.get_mut(&offsets3()).unwrap().isr_refusals = ISR_REFUSAL_REPEATS;
+        assert_eq!(b.isr_check_due(&only_me, &cfg), None);
+    }
+
+    #[test]
+    fn isr_changes_are_propagated_together_after_a_5_s_blackout_once_one_went_out_in_the_last_60_s() {
+        let mut b = broker_at_epoch_8();
+        b.zk.session = Some(5);
+        b.zk.state = ConnState::Connected;
+        let tp = |p| TopicPartition::new(OFFSETS_TOPIC, p);
+        let created = |out: &Outbox| -> Vec<Vec<TopicPartition>> {
+            out.effects
+                .iter()
+                .filter_map(|e| match e {
+                    Effect::Send {
+                        payload:
+                            Payload::ZkRequest {
+                                op: ZkOp::Create { path, data: ZData::IsrChange { partitions }, sequential: true, .. },
+                                ..
+                            },
+                        ..
+                    } if path == "/isr_change_notification/isr_change_" => Some(partitions.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        let timers = |out: &Outbox| -> Vec<u64> {
+            out.effects
+                .iter()
+                .filter_map(|e| match e {
+                    Effect::Timer { after_ms, timer: Timer::IsrPropagation } => Some(*after_ms),
+                    _ => None,
+                })
+                .collect()
+        };
+        // A lone change (no propagation in the last 60 s) goes out at the task's next run.
+        let mut out = Outbox::default();
+        b.now_ms = 1000;
+        b.record_isr_change(&tp(1), &mut out);
+        assert_eq!(timers(&out), vec![1500], "the 2.5 s task's next run");
+        assert!(created(&out).is_empty(), "nothing written at the change itself");
+        b.now_ms = 2500;
+        let mut out = Outbox::default();
+        b.maybe_propagate_isr_changes(&mut out);
+        assert_eq!(created(&out), vec![vec![tp(1)]]);
+        // Two more changes within 60 s of it: both wait until 5 s passed without a change.
+        let mut out = Outbox::default();
+        b.now_ms = 3000;
+        b.record_isr_change(&tp(2), &mut out);
+        b.now_ms = 4000;
+        b.record_isr_change(&tp(4), &mut out);
+        assert_eq!(timers(&out), vec![2000], "one run scheduled");
+        for at in [5000, 7500] {
+            b.now_ms = at;
+            let mut out = Outbox::default();
+            b.maybe_propagate_isr_changes(&mut out);
+            assert!(created(&out).is_empty(), "at {at}: last change at 4000, inside the 5 s blackout");
+            assert_eq!(timers(&out), vec![2500]);
+        }
+        b.now_ms = 10000;
+        let mut out = Outbox::default();
+        b.maybe_propagate_isr_changes(&mut out);
+        assert_eq!(created(&out), vec![vec![tp(2), tp(4)]], "one znode for both");
+        assert!(out
+            .marks()
+            .contains(&crate::mark::Mark::IsrChangesPropagated { broker: 1, partitions: vec![tp(2), tp(4)] }));
+        assert!(timers(&out).is_empty() && b.isr_change_set.is_empty());
     }
 }

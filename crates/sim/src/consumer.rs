@@ -2,6 +2,12 @@
 //! Utils.abs(groupId.hashCode) % offsets.topic.num.partitions`, then FindCoordinator to any broker
 //! (answered from that broker's metadata cache), JoinGroup to the coordinator, and rediscovery on
 //! `COORDINATOR_NOT_AVAILABLE` / `NOT_COORDINATOR` or a dead coordinator (`AbstractCoordinator`).
+//!
+//! A failed lookup is retried after a fixed `retry.backoff.ms` (100 ms) in every mode: 1.0.0
+//! `AbstractCoordinator.java:214-243` (`ensureCoordinatorReady`) answers a retriable error with
+//! `client.awaitMetadataUpdate`, whose refresh is spaced by `retry.backoff.ms`, and loops. The growing
+//! backoff (`retry.backoff.max.ms`) is KIP-580, Kafka 3.7+; the `kraft` mode does not claim a 3.7+
+//! client, so it keeps the fixed backoff too.
 use crate::effects::{Outbox, Timer};
 use crate::event::EventKind;
 use crate::ids::{BrokerId, NodeId};
@@ -32,8 +38,6 @@ pub fn coordinator_partition(group: &str, partitions: u32) -> u32 {
 
 /// `retry.backoff.ms`.
 pub const RETRY_BACKOFF_MS: u64 = 100;
-/// `retry.backoff.max.ms` (KIP-580 clients; older ones retry every 100 ms forever).
-pub const RETRY_BACKOFF_MAX_MS: u64 = 1000;
 /// `heartbeat.interval.ms`.
 pub const HEARTBEAT_MS: u64 = 3000;
 /// How long the model's client waits for an answer before giving up on a broker.
@@ -45,7 +49,7 @@ pub const REQUEST_TIMEOUT_MS: u64 = 2000;
 pub enum ConsumerStatus {
     /// Sending FindCoordinator.
     Discovering,
-    /// The last FindCoordinator answer was COORDINATOR_NOT_AVAILABLE; retrying with backoff.
+    /// The last FindCoordinator answer was COORDINATOR_NOT_AVAILABLE; retrying after `retry.backoff.ms`.
     CoordinatorNotAvailable,
     /// Joining the group at its coordinator.
     Joining,
@@ -154,9 +158,9 @@ impl Consumer {
         self.find(out);
     }
 
+    /// `retry.backoff.ms`, fixed (no KIP-580 exponential backoff before 3.7).
     fn backoff(&self) -> u64 {
-        let shift = self.attempts.saturating_sub(1).min(10);
-        (RETRY_BACKOFF_MS << shift).min(RETRY_BACKOFF_MAX_MS)
+        RETRY_BACKOFF_MS
     }
 
     /// A response.
@@ -374,7 +378,7 @@ mod tests {
     }
 
     #[test]
-    fn backoff_grows_to_the_cap() {
+    fn backoff_is_a_fixed_retry_backoff_ms() {
         let mut c = Consumer::stable(1, "g", 50, None, alloc::vec![1]);
         let waits: alloc::vec::Vec<u64> = (1..=6)
             .map(|a| {
@@ -382,6 +386,6 @@ mod tests {
                 c.backoff()
             })
             .collect();
-        assert_eq!(waits, [100, 200, 400, 800, 1000, 1000]);
+        assert_eq!(waits, [100; 6]);
     }
 }

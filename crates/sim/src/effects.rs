@@ -25,6 +25,8 @@ pub enum Timer {
     },
     /// Partition leader: `Partition.maybeShrinkIsr` / `maybeExpandIsr`.
     IsrCheck,
+    /// `ReplicaManager.maybePropagateIsrChanges` (the `isr-change-propagation` task, every 2.5 s).
+    IsrPropagation,
     /// Consumer: retry FindCoordinator after backoff.
     ConsumerRetry,
     /// Consumer: a request got no answer within `request.timeout.ms`.

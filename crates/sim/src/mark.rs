@@ -84,12 +84,51 @@ pub enum Mark {
         /// The `/controller_epoch` version it expected.
         epoch_zk_version: i32,
     },
+    /// `incrementControllerEpoch`'s conditional write of `/controller_epoch` failed (another
+    /// controller bumped it). 1.0 swallows it and goes on with the old epoch (`swallowed`); 1.1
+    /// throws `ControllerMovedException` into `elect`'s catch-all.
+    ControllerEpochBumpFailed {
+        /// The broker in `onControllerFailover`.
+        broker: BrokerId,
+        /// The epoch it keeps (the one it read, not bumped).
+        controller_epoch: i32,
+        /// The failure was logged and the failover went on.
+        swallowed: bool,
+    },
+    /// `triggerControllerMove`: `onControllerResignation`, `activeControllerId = -1`, then delete
+    /// `/controller` — whoever holds it in 1.0/1.1 (`owner_checked: false`), only if it is still
+    /// ours and the `/controller_epoch` version matches in 2.1 (`owner_checked: true`).
+    ControllerMoveTriggered {
+        /// The broker.
+        broker: BrokerId,
+        /// `/controller` was re-read and found ours before the delete.
+        owner_checked: bool,
+    },
     /// A broker resigned as controller (`onControllerResignation`).
     ControllerResigned {
         /// The broker.
         broker: BrokerId,
         /// The epoch it held.
         controller_epoch: i32,
+    },
+    /// `OfflinePartitionLeaderSelector.selectLeader` chose a leader, after reading the state znode
+    /// and before writing it (1.0.0 `PartitionLeaderSelector.scala:90` logs `Selected new leader
+    /// and ISR` here); the write may still fail. [`Mark::LeaderElected`] follows once it landed.
+    LeaderSelected {
+        /// The controller.
+        controller: BrokerId,
+        /// The partition.
+        partition: TopicPartition,
+        /// The leader chosen.
+        leader: BrokerId,
+        /// Its leader epoch.
+        leader_epoch: i32,
+        /// The ISR chosen.
+        isr: Vec<BrokerId>,
+        /// The controller epoch written with it.
+        controller_epoch: i32,
+        /// The state znode version the write is conditioned on (the one read).
+        read_zk_version: i32,
     },
     /// A controller decided and wrote a leader for a partition (`electLeaderForPartition`).
     LeaderElected {
@@ -215,12 +254,21 @@ pub enum Mark {
         /// ZooKeeper's error code (`BADVERSION`, ...).
         code: String,
     },
+    /// `ReplicaManager.maybePropagateIsrChanges` wrote one `/isr_change_notification/isr_change_`
+    /// znode for every ISR change it had collected.
+    IsrChangesPropagated {
+        /// The leader.
+        broker: BrokerId,
+        /// The partitions, sorted.
+        partitions: Vec<TopicPartition>,
+    },
     /// A broker's ZooKeeper client learnt that its session expired and opens a new one.
     SessionExpiryLearned {
         /// The broker.
         broker: BrokerId,
         /// Pending requests failed with SESSIONEXPIRED and not retried (1.1's ZooKeeperClient);
-        /// 0 when the client keeps them to retry on the new session (ZkClient ≤1.0).
+        /// with ZkClient (≤1.0), which keeps its requests for the new session, only a
+        /// `ZKCheckedEphemeral` create of `/controller` on the raw handle (0 or 1).
         failed_requests: u32,
     },
     /// A broker registered `/brokers/ids/<id>` on its current session.
@@ -274,6 +322,7 @@ impl Mark {
     pub fn partition(&self) -> Option<&TopicPartition> {
         match self {
             Mark::LeaderElected { partition, .. }
+            | Mark::LeaderSelected { partition, .. }
             | Mark::LeaderElectionFailed { partition, .. }
             | Mark::IsrReplicaRemoved { partition, .. }
             | Mark::DeposedWriteAccepted { partition, .. }

@@ -21,6 +21,8 @@
 //! | [`pipelined_notification_deletes`](Behaviour::pipelined_notification_deletes) | no | yes | yes | – |
 //! | [`register_on_controller_thread`](Behaviour::register_on_controller_thread) | no | yes | yes | – |
 //! | [`controller_move_checks_owner`](Behaviour::controller_move_checks_owner) | no | no | yes | – |
+//! | [`epoch_bump_failure_swallowed`](Behaviour::epoch_bump_failure_swallowed) | yes | no | – (bumped in the create) | – |
+//! | [`context_reads_one_by_one`](Behaviour::context_reads_one_by_one) | yes | no | no | – |
 //! | [`control_plane`](Behaviour::control_plane) | ZooKeeper | ZooKeeper | ZooKeeper | KRaft quorum |
 //!
 //! Sources, by property (paths under `core/src/main/scala/kafka/`; KC = `controller/KafkaController.scala`,
@@ -60,6 +62,17 @@
 //! - `controller_move_checks_owner`: 2.1.0 `triggerControllerMove` (KC:1174) re-reads `/controller`
 //!   and deletes it (fenced) only if this broker still holds it; 1.0.0 (KC:1652) and 1.1.0
 //!   (KC:1180) delete it unconditionally.
+//! - `epoch_bump_failure_swallowed`: 1.0.0 `KafkaController.scala:665-694`
+//!   (`incrementControllerEpoch`): a failed conditional update throws `ControllerMovedException`
+//!   *inside* the `try`, whose `case oe: Throwable => error(...)` (:690) swallows it; `info(s"Incremented
+//!   epoch to ${controllerContext.epoch}")` (:693) then logs the unchanged epoch and the failover goes on.
+//!   1.1.0 `KafkaController.scala:612-640` throws it out of `onControllerFailover` into `elect`'s
+//!   catch-all (:1214-1216), which calls `triggerControllerMove`.
+//! - `context_reads_one_by_one`: 1.0.0 `KafkaController.scala:704-719` (`initializeControllerContext`)
+//!   and `updateLeaderAndIsrCache` (:800-804) call `ZkUtils.getPartitionLeaderAndIsrForTopics`
+//!   (1.0.0 `ZkUtils.scala:738-746`), one synchronous `readDataMaybeNull` per partition; 1.1.0
+//!   `KafkaController.scala:725-726` calls `KafkaZkClient.getTopicPartitionStates`, one pipelined batch
+//!   of async `GetDataRequest`s (`retryRequestsUntilConnected`).
 //! - `control_plane`: KIP-500/595/631 (see [`crate::kraft`]).
 use alloc::format;
 use alloc::string::String;
@@ -142,6 +155,13 @@ pub struct Behaviour {
     /// `triggerControllerMove` re-reads `/controller` and deletes it only if this broker still
     /// holds it; when false it resigns and deletes `/controller` whoever holds it.
     pub controller_move_checks_owner: bool,
+    /// A failed `/controller_epoch` bump is logged and ignored (1.0): the failover goes on with the
+    /// old epoch. When false, it is `ControllerMovedException` out of `onControllerFailover`, caught
+    /// by `elect`, which calls `triggerControllerMove`.
+    pub epoch_bump_failure_swallowed: bool,
+    /// `initializeControllerContext` / `updateLeaderAndIsrCache` read the partition state znodes one
+    /// synchronous `getData` at a time (1.0); when false, in one pipelined batch (1.1+).
+    pub context_reads_one_by_one: bool,
     /// ZooKeeper or a KRaft quorum.
     pub control_plane: ControlPlaneKind,
 }
@@ -199,6 +219,8 @@ impl Mode {
             pipelined_notification_deletes: true,
             register_on_controller_thread: true,
             controller_move_checks_owner: false,
+            epoch_bump_failure_swallowed: false,
+            context_reads_one_by_one: false,
             control_plane: zk,
         };
         match self {
@@ -212,6 +234,8 @@ impl Mode {
                 pipelined_notification_deletes: false,
                 register_on_controller_thread: false,
                 controller_move_checks_owner: false,
+                epoch_bump_failure_swallowed: true,
+                context_reads_one_by_one: true,
                 control_plane: zk,
             },
             Mode::Kafka11 => kafka_zk_client,
@@ -227,6 +251,8 @@ impl Mode {
                 pipelined_notification_deletes: false,
                 register_on_controller_thread: false,
                 controller_move_checks_owner: false,
+                epoch_bump_failure_swallowed: false,
+                context_reads_one_by_one: false,
                 control_plane: ControlPlaneKind::Kraft,
             },
         }
@@ -258,6 +284,8 @@ mod tests {
         assert!(!legacy.batched_elections && !legacy.batched_isr_removal && !legacy.register_on_controller_thread);
         let fenced = Mode::Fenced.behaviour();
         assert_eq!(Behaviour { fenced_writes: false, controller_move_checks_owner: false, ..fenced }, k11);
+        assert!(legacy.epoch_bump_failure_swallowed && legacy.context_reads_one_by_one);
+        assert!(!k11.epoch_bump_failure_swallowed && !k11.context_reads_one_by_one);
         assert!(Mode::Kraft.behaviour().is_kraft() && !legacy.is_kraft());
     }
 }

@@ -8,6 +8,14 @@
 //! (KAFKA-5642) instead: on expiry every outstanding request fails ([`ZkClient::fail_all`]) and
 //! only `CONNECTIONLOSS` is retried (`KafkaZkClient.retryRequestsUntilConnected`).
 //!
+//! One request is not ZkClient's: `elect` creates `/controller` with `ZKCheckedEphemeral`
+//! (1.0.0 `ZkUtils.scala:1069-1224`) on the raw `ZooKeeper` handle. It retries the create itself
+//! after `CONNECTIONLOSS` (`CreateCallback`, :1087-1089) — on the same session, as the model resends —
+//! but `SESSIONEXPIRED` is a result (:1095-1097) that `create()` throws (:1217-1222) into `elect`'s
+//! catch-all; it is never retried on a new session ([`ZkClient::send_raw`], [`ZkClient::take_raw`]).
+//! 1.1's `KafkaZkClient.checkedEphemeralCreate` and 2.1's `registerControllerAndIncrementControllerEpoch`
+//! do not retry `SESSIONEXPIRED` either, so the rule holds in every ZooKeeper mode.
+//!
 //! The model keeps every outstanding request until its response arrives; a request or response lost
 //! on a cut link is sent again when the connection comes back (TCP retransmission plus ZkClient's
 //! retry), so an operation is applied at most once per send but may be applied after a long delay.
@@ -66,6 +74,9 @@ pub struct Outstanding {
     pub in_flight: bool,
     /// Number of sends.
     pub sends: u32,
+    /// Sent on the raw `ZooKeeper` handle (`ZKCheckedEphemeral`): retried on the same session
+    /// after a connection loss, but failed with `SESSIONEXPIRED` when the session is gone.
+    pub raw: bool,
 }
 
 /// The client.
@@ -94,8 +105,25 @@ impl ZkClient {
         let xid = self.next_xid;
         self.next_xid += 1;
         let send = self.state == ConnState::Connected;
-        self.outstanding.insert(xid, Outstanding { op, purpose, in_flight: send, sends: send as u32 });
+        self.outstanding.insert(xid, Outstanding { op, purpose, in_flight: send, sends: send as u32, raw: false });
         (xid, send)
+    }
+
+    /// [`ZkClient::send`] on the raw `ZooKeeper` handle (`ZKCheckedEphemeral`): the request is not
+    /// retried on a new session.
+    pub fn send_raw(&mut self, op: ZkOp, purpose: Purpose, out: &mut Outbox) -> u64 {
+        let xid = self.send(op, purpose, out);
+        if let Some(o) = self.outstanding.get_mut(&xid) {
+            o.raw = true;
+        }
+        xid
+    }
+
+    /// The session expired: the raw handle's outstanding requests fail with `SESSIONEXPIRED`
+    /// (removed here, for their waiter to see the error); ZkClient's own stay for the new session.
+    pub fn take_raw(&mut self) -> Vec<Outstanding> {
+        let raw: Vec<u64> = self.outstanding.iter().filter(|(_, o)| o.raw).map(|(x, _)| *x).collect();
+        raw.into_iter().filter_map(|x| self.outstanding.remove(&x)).collect()
     }
 
     /// Submits a request and sends it now when connected (else it waits for the connection).
@@ -208,5 +236,25 @@ mod tests {
         assert_eq!(failed[0].purpose, Purpose::Controller);
         assert_eq!(c.outstanding.keys().copied().collect::<Vec<_>>(), alloc::vec![xn]);
         assert!(!c.outstanding[&xn].in_flight, "sent again once the new session is connected");
+    }
+
+    #[test]
+    fn a_raw_create_is_taken_out_on_expiry_and_the_rest_stay() {
+        let mut c = ZkClient { state: ConnState::Connected, session: Some(1), ..ZkClient::default() };
+        let mut out = Outbox::default();
+        let create = ZkOp::Create {
+            path: "/controller".into(),
+            data: crate::zookeeper::ZData::Empty,
+            ephemeral: true,
+            sequential: false,
+        };
+        let xr = c.send_raw(create, Purpose::Controller, &mut out);
+        let xo = c.send(read(), Purpose::ControllerWatch, &mut out);
+        c.disconnect();
+        c.state = ConnState::Connected;
+        assert_eq!(c.take_resends().len(), 2, "a connection loss resends both on the same session");
+        let taken = c.take_raw();
+        assert_eq!(taken.len(), 1);
+        assert!(taken[0].raw && !c.outstanding.contains_key(&xr) && c.outstanding.contains_key(&xo));
     }
 }

@@ -244,3 +244,57 @@ fn the_side_by_side_verdict_credits_a_fix_only_when_it_acted() {
     assert_eq!(v == Verdict::Fix(FixAct::Fenced { from: 1 }), refused_p3.is_some(), "{v:?}");
     assert_eq!(v, Verdict::Timing, "2.1.0's batch lands before the cut in zkclient-retry");
 }
+
+/// The partition-state reads of every failover in `mode`'s `seed-incident`: how many distinct
+/// "updateLeaderAndIsrCache(<partition>)" waits broker 1's controller went through.
+fn one_by_one_state_reads(mode: Mode) -> usize {
+    let s = builtin("seed-incident").unwrap();
+    let mut w = World::with_mode(&s, s.seed, mode).unwrap();
+    let mut seen = std::collections::BTreeSet::new();
+    while w.step().is_some() {
+        if w.now() > 40_000 {
+            break;
+        }
+        let b1 = w.broker(1).unwrap();
+        if let Some(on) = b1.controller.job.as_ref().and_then(|j| j.waiting_on()) {
+            if on.contains("updateLeaderAndIsrCache(") {
+                seen.insert(on);
+            }
+        }
+    }
+    seen.len()
+}
+
+#[test]
+fn one_oh_reads_partition_states_one_by_one_and_later_versions_in_one_batch() {
+    let one_oh = Mode::ALL.into_iter().find(|m| m.behaviour().context_reads_one_by_one).unwrap();
+    let batched =
+        Mode::ALL.into_iter().find(|m| !m.behaviour().context_reads_one_by_one && !m.behaviour().is_kraft()).unwrap();
+    assert_eq!(one_by_one_state_reads(one_oh), 50, "one synchronous getData per partition");
+    assert_eq!(one_by_one_state_reads(batched), 0, "one pipelined batch");
+}
+
+/// 1.0's `elect` creates `/controller` with `ZKCheckedEphemeral` on the raw handle: when broker 2's
+/// session expires under that create, `SESSIONEXPIRED` reaches `elect`'s catch-all and
+/// `triggerControllerMove` deletes `/controller` without checking who holds it — here broker 3's,
+/// the active controller's — and broker 2 then takes over while broker 3 is still failing over.
+#[test]
+fn a_create_lost_with_its_session_makes_one_oh_delete_another_brokers_controller_znode() {
+    use splitbrain_sim::scenario::ScriptEntry;
+    use splitbrain_sim::Direction;
+    let mut s = builtin("seed-incident").unwrap();
+    s.script.retain(|e| e.at_ms <= 17_000);
+    let (b2, zk) = (NodeId::Broker(2), NodeId::Zk);
+    s.script.push(ScriptEntry { at_ms: 22_555, command: Command::Cut { a: b2, b: zk, dir: Direction::Both } });
+    s.script.push(ScriptEntry { at_ms: 32_000, command: Command::Heal { a: b2, b: zk, dir: Direction::Both } });
+    s.end_ms = Some(60_000);
+    let unchecked = Mode::ALL.into_iter().find(|m| !m.behaviour().controller_move_checks_owner).unwrap();
+    let mut w = World::with_mode(&s, s.seed, unchecked).unwrap();
+    let events = run_to_end(&mut w);
+    let e3 = mark_index(&events, 0, |m| matches!(m, Mark::ControllerElected { broker: 3, .. })).expect("3 wins");
+    let moved = mark_index(&events, e3, |m| *m == Mark::ControllerMoveTriggered { broker: 2, owner_checked: false })
+        .expect("broker 2's catch-all triggers a controller move");
+    let e2 = mark_index(&events, moved, |m| matches!(m, Mark::ControllerElected { broker: 2, .. }))
+        .expect("broker 3's /controller was deleted and broker 2 wins it");
+    assert!(e3 < moved && moved < e2);
+}

@@ -80,12 +80,22 @@ fn seed_incident_ends_with_leader_minus_one_and_a_stuck_consumer() {
             .iter()
             .position(|e| e.kind == EventKind::MessageDropped && e.node == NodeId::Zk && e.from == Some(b1))
             .expect("a message from broker 1 to ZooKeeper is dropped");
+    // With 1.0's one-by-one context reads (one getData per partition) the cut catches broker 1
+    // still reading partition states in initializeControllerContext; ZkClient retries that read
+    // on its new session.
     assert!(
-        events[lost].line.contains("setData /brokers/topics/__consumer_offsets/partitions/3/state"),
+        events[lost].line.contains("getData /brokers/topics/__consumer_offsets/partitions/"),
         "{}",
         events[lost].line
     );
     let e2 = at(lost, "broker 2 elected", &|m| matches!(m, Mark::ControllerElected { broker: 2, .. }));
+    // Broker 1 selects p3's leader after broker 2's election, and logs it before its write (1.0's
+    // PartitionLeaderSelector), as in the blog.
+    let selected = at(
+        e2,
+        "broker 1 selects leader 1 for partition 3",
+        &|m| matches!(m, Mark::LeaderSelected { controller: 1, partition, leader: 1, leader_epoch: 14, .. } if partition == &p3),
+    );
     let loaded =
         at(e2, "broker 2 loads its context", &|m| matches!(m, Mark::ContextLoaded { controller: 2, partitions: 50 }));
     // No mark carries a partition's cached state: the log line tells what broker 2 cached.
@@ -146,6 +156,7 @@ fn seed_incident_ends_with_leader_minus_one_and_a_stuck_consumer() {
             && lost < e2
             && e2 < loaded
             && loaded < landed
+            && selected < landed
             && landed < resigned
             && resigned < minus1
             && minus1 < stuck

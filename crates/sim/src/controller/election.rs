@@ -5,6 +5,13 @@
 //! it lives apart from each of them. `checkLeaderAndIsrZkData`, which verifies a conditional
 //! leader-and-ISR write after `BADVERSION` (this one's and `removeReplicaFromIsr`'s), is here too.
 //!
+//! 1.0's order of lines (1.0.0 `PartitionStateMachine.scala:282-327`): read the state znode (:292);
+//! `Aborted leader election …` if a newer controller wrote it (:295-300); the selector logs
+//! `Selected new leader and ISR … for offline partition …` (1.0.0 `PartitionLeaderSelector.scala:90`)
+//! *before* the write (:304-305), so the line (and [`Mark::LeaderSelected`]) appears even when the
+//! write then fails; after a successful write, `Elected leader N for Offline partition …` (:313, a
+//! trace line) with [`Mark::LeaderElected`].
+//!
 //! Leader selection and ISR removal are pure functions: `OfflinePartitionLeaderSelector.selectLeader`
 //! and the arithmetic of `KafkaController.removeReplicaFromIsr` (1.0), kept apart from the I/O that
 //! surrounds them so they can be tested on their own.
@@ -140,7 +147,7 @@ impl Controller {
                 io,
                 EventKind::Info,
                 format!(
-                    "aborted leader election for partition {tp} since the LeaderAndIsr path was already written by another controller. This probably means that the current controller {} went through a soft failure and another controller was elected with epoch {}.",
+                    "Aborted leader election for partition {tp} since the LeaderAndIsr path was already written by another controller. This probably means that the current controller {} went through a soft failure and another controller was elected with epoch {}.",
                     io.id, current.controller_epoch
                 ),
             );
@@ -155,6 +162,20 @@ impl Controller {
                         format!("Unclean leader election for {tp}: no live replica in ISR; data loss is possible"),
                     );
                 }
+                self.slog(
+                    io,
+                    EventKind::LeaderChange,
+                    format!("Selected new leader and ISR {} for offline partition {tp}", leader_isr_json(&e.state)),
+                );
+                io.out.mark(Mark::LeaderSelected {
+                    controller: io.id,
+                    partition: tp.clone(),
+                    leader: e.state.leader,
+                    leader_epoch: e.state.leader_epoch,
+                    isr: e.state.isr.clone(),
+                    controller_epoch: e.state.controller_epoch,
+                    read_zk_version: version,
+                });
                 self.then(Step::ElectWrite(tp, e.state, version, e.recipients));
             }
             Err(why) => {
@@ -182,7 +203,8 @@ impl Controller {
             io,
             EventKind::LeaderChange,
             format!(
-                "Selected new leader and ISR {} for offline partition {tp} (state znode now at zkVersion {version})",
+                "Elected leader {} for Offline partition {tp} (leader and ISR {}; state znode now at zkVersion {version})",
+                state.leader,
                 leader_isr_json(&state)
             ),
         );

@@ -3,6 +3,32 @@
 //! `ReplicaStateMachine.startup`, `PartitionStateMachine.startup`), `triggerControllerMove`, and
 //! what tells a controller it moved: `ControllerChange` (1.0 trusts the id the listener read; 1.1's
 //! `maybeResign` re-reads `/controller`) and, with fenced writes, `ControllerMovedException`.
+//!
+//! 1.0's own paths, as the code has them:
+//! - `elect` (1.0.0 `KafkaController.scala:1658-1696`) creates `/controller` with `ZKCheckedEphemeral`
+//!   on the raw handle ([`crate::zk_client`]): `NODEEXISTS` re-reads the holder (:1682-1690); any
+//!   other result — `SESSIONEXPIRED` when the session expired under the create — is the catch-all
+//!   `case e2: Throwable` (:1692-1694): `error("Error while electing or becoming controller on broker
+//!   N")` and `triggerControllerMove()`.
+//! - `triggerControllerMove` (1.0.0 :1652-1656; 1.1.0 :1180-1184): `onControllerResignation()`,
+//!   `activeControllerId = -1`, `deletePath("/controller")` — without checking who holds it, so it
+//!   can delete a newer controller's znode. 2.1.0 (:1174-1189) re-reads `/controller` first and
+//!   deletes with the `/controller_epoch` version (`controller_move_checks_owner`).
+//! - `incrementControllerEpoch` (1.0.0 :665-694) swallows a failed bump and logs `Incremented epoch
+//!   to <old epoch>` (:693); the failover goes on (`epoch_bump_failure_swallowed`). 1.1.0 (:612-640)
+//!   throws, which reaches `elect`'s catch-all and `triggerControllerMove`.
+//! - `handleIllegalState` (1.0.0 :1644-1650) is not modelled: its triggers are an
+//!   `IllegalStateException` from `ControllerBrokerRequestBatch.newBatch` finding an unsent batch
+//!   (1.0.0 `ControllerChannelManager.scala:294-305`) or from `sendRequestsToBrokers` (:502). In the
+//!   model every batch an event starts is flushed within that event, and resigning clears it, so no
+//!   path leaves a batch behind, and sending never throws.
+//!
+//! Log lines follow 1.0: `N successfully elected as the controller` (:1679), `Starting become
+//! controller state transition` (:273), `Incremented epoch to N` (:693), `Currently active brokers
+//! in the cluster` (:716), `Ready to serve as the new controller with epoch N` (:302), `Resigned`
+//! (:354), `Started partition state machine with initial state -> …` (1.0.0
+//! `PartitionStateMachine.scala:60`; 1.0 prints the whole map, the model counts it). Lines with no
+//! 1.0 counterpart (`Loaded leader and ISR of N partitions …`) are the model's own summaries.
 use super::{
     children, controller_id, election, readable_brokers, short_list, Cached, Controller, ControllerIo, Exec,
     Step as AnyStep,
@@ -42,11 +68,18 @@ pub(super) enum Step {
     ReadTopics,
     ReadAssignments(Vec<String>),
     ReadStates,
+    /// 1.0's `getPartitionLeaderAndIsrForTopics`: one synchronous `getData` per partition.
+    ReadState(TopicPartition),
+    /// Every partition's state has been read one by one.
+    StatesRead,
     ReplicaStartup,
     PartitionStartup,
     FailoverDone,
-    /// `triggerControllerMove`: delete `/controller`.
-    MoveController,
+    /// `triggerControllerMove`: delete `/controller`; with the `/controller_epoch` version to
+    /// check (2.1's `deleteController(expectedControllerEpochZkVersion)`), else unconditionally.
+    MoveController(Option<i32>),
+    /// 2.1's `triggerControllerMove`: re-read `/controller` before resigning and deleting.
+    MoveControllerCheck,
 }
 
 impl Step {
@@ -61,13 +94,20 @@ impl Step {
             | Step::ReadBrokers(_)
             | Step::ReadTopics
             | Step::ReadAssignments(_)
-            | Step::ReadStates => "initializeControllerContext".into(),
+            | Step::ReadStates
+            | Step::StatesRead => "initializeControllerContext".into(),
+            Step::ReadState(tp) => format!("initializeControllerContext: updateLeaderAndIsrCache({tp})"),
             Step::RegisterIsrListener => "registerIsrChangeNotificationListener".into(),
             Step::ReplicaStartup => "ReplicaStateMachine.startup".into(),
             Step::PartitionStartup => "PartitionStateMachine.startup".into(),
             Step::FailoverDone => "onControllerFailover".into(),
-            Step::MoveController => "triggerControllerMove".into(),
+            Step::MoveController(_) | Step::MoveControllerCheck => "triggerControllerMove".into(),
         }
+    }
+
+    /// The step creates `/controller` (on the raw handle: not retried on a new session).
+    pub(super) fn creates_controller(&self) -> bool {
+        matches!(self, Step::CreateController | Step::CreateControllerFenced)
     }
 
     /// The request half.
@@ -78,6 +118,8 @@ impl Step {
             Step::ReadControllerId { .. } | Step::Elect | Step::CheckOwnCreate => {
                 Exec::Wait(ZkOp::GetData { path: "/controller".into(), watch: true })
             }
+            // 2.1.0 KC:1175 `zkClient.getControllerId`: a plain read, no watch.
+            Step::MoveControllerCheck => Exec::Wait(ZkOp::GetData { path: "/controller".into(), watch: false }),
             Step::CreateController => Exec::Wait(ZkOp::Create {
                 path: "/controller".into(),
                 data: ZData::Controller { broker_id: io.id, timestamp: 0 },
@@ -113,9 +155,30 @@ impl Step {
             }
             Step::ReadBrokers(paths) | Step::ReadAssignments(paths) => Exec::Wait(ZkOp::GetDataMany { paths }),
             Step::ReadTopics => Exec::Wait(ZkOp::GetChildren { path: "/brokers/topics".into(), watch: true }),
+            Step::ReadStates if io.cfg.behaviour().context_reads_one_by_one => {
+                // 1.0.0 ZkUtils.scala:738-746: a loop of synchronous reads, each after the
+                // previous one's reply. 1.0 iterates a Scala HashSet of partitions (hash order);
+                // the model reads in partition order.
+                c.ctx.leadership.clear();
+                let steps: Vec<AnyStep> = c
+                    .ctx
+                    .assignment
+                    .keys()
+                    .map(|tp| Step::ReadState(tp.clone()).into())
+                    .chain(core::iter::once(Step::StatesRead.into()))
+                    .collect();
+                c.push_front(steps);
+                Exec::Done
+            }
             Step::ReadStates => {
+                // 1.1+: KafkaZkClient.getTopicPartitionStates pipelines one batch of reads.
                 let paths = c.ctx.assignment.keys().map(|tp| tp.state_path()).collect();
                 Exec::Wait(ZkOp::GetDataMany { paths })
+            }
+            Step::ReadState(tp) => Exec::Wait(ZkOp::GetData { path: tp.state_path(), watch: false }),
+            Step::StatesRead => {
+                c.states_loaded(io);
+                Exec::Done
             }
             Step::ReplicaStartup => {
                 c.replica_state_machine_startup(io);
@@ -129,7 +192,13 @@ impl Step {
                 io.log(EventKind::Info, format!("Ready to serve as the new controller with epoch {epoch}"));
                 Exec::Done
             }
-            Step::MoveController => Exec::Wait(ZkOp::Delete { path: "/controller".into(), version: -1 }),
+            Step::MoveController(None) => Exec::Wait(ZkOp::Delete { path: "/controller".into(), version: -1 }),
+            Step::MoveController(Some(version)) => Exec::Wait(ZkOp::Multi {
+                ops: alloc::vec![
+                    MultiOp::Check { path: "/controller_epoch".into(), version },
+                    MultiOp::Delete { path: "/controller".into(), version: -1 }
+                ],
+            }),
         }
     }
 
@@ -162,12 +231,14 @@ impl Step {
                     c.ctx.epoch_zk_version += 1;
                     c.won(io);
                 }
+                ZkResult::Error { code } => c.elect_failed(code.name(), io),
                 _ => c.then(Step::CheckOwnCreate),
             },
             Step::CreateController => match result {
                 ZkResult::Created { .. } => c.won(io),
                 ZkResult::Error { code: ZkError::NodeExists } => c.then(Step::CheckOwnCreate),
-                _ => c.then(Step::MoveController),
+                ZkResult::Error { code } => c.elect_failed(code.name(), io),
+                other => c.elect_failed(&format!("{other:?}"), io),
             },
             Step::CheckOwnCreate => {
                 let id = controller_id(&result);
@@ -192,28 +263,48 @@ impl Step {
                     c.ctx.epoch_zk_version = stat.version;
                 }
             }
-            Step::IncrementEpoch => match result {
-                ZkResult::Written { stat } => {
-                    c.ctx.epoch += 1;
-                    c.ctx.epoch_zk_version = stat.version;
-                    io.log(EventKind::Info, format!("Controller {} incremented epoch to {}", io.id, c.ctx.epoch));
-                    io.out.mark(Mark::ControllerEpochIncremented {
-                        broker: io.id,
-                        controller_epoch: c.ctx.epoch,
-                        epoch_zk_version: c.ctx.epoch_zk_version,
-                    });
+            Step::IncrementEpoch => {
+                // 1.0 (KC:693) and 1.1 (KC:639) word the success line differently.
+                let one_oh = io.cfg.behaviour().epoch_bump_failure_swallowed;
+                match result {
+                    ZkResult::Written { stat } => {
+                        c.ctx.epoch += 1;
+                        c.ctx.epoch_zk_version = stat.version;
+                        let line = if one_oh { "Incremented epoch to" } else { "Epoch incremented to" };
+                        io.log(EventKind::Info, format!("{line} {}", c.ctx.epoch));
+                        io.out.mark(Mark::ControllerEpochIncremented {
+                            broker: io.id,
+                            controller_epoch: c.ctx.epoch,
+                            epoch_zk_version: c.ctx.epoch_zk_version,
+                        });
+                    }
+                    _ if one_oh => {
+                        // 1.0.0 KC:681-693: the ControllerMovedException thrown inside the try is
+                        // caught by `case oe: Throwable`; the epoch stays the one read.
+                        io.log(
+                            EventKind::Info,
+                            "Error while incrementing controller epoch: kafka.common.ControllerMovedException: Controller moved to another broker. Aborting controller startup procedure".into(),
+                        );
+                        io.log(EventKind::Info, format!("Incremented epoch to {}", c.ctx.epoch));
+                        io.out.mark(Mark::ControllerEpochBumpFailed {
+                            broker: io.id,
+                            controller_epoch: c.ctx.epoch,
+                            swallowed: true,
+                        });
+                    }
+                    _ => {
+                        io.out.mark(Mark::ControllerEpochBumpFailed {
+                            broker: io.id,
+                            controller_epoch: c.ctx.epoch,
+                            swallowed: false,
+                        });
+                        c.elect_failed(
+                            "ControllerMovedException: Controller moved to another broker. Aborting controller startup procedure",
+                            io,
+                        );
+                    }
                 }
-                _ => {
-                    io.log(
-                        EventKind::Info,
-                        "Controller moved to another broker. Aborting controller startup procedure".into(),
-                    );
-                    c.abandon_event();
-                    c.active_id = -1;
-                    c.resign(io);
-                    c.then(Step::MoveController);
-                }
-            },
+            }
             Step::RegisterIsrListener => {}
             Step::ReadBrokerIds => {
                 let paths = children(&result).iter().map(|n| format!("/brokers/ids/{n}")).collect();
@@ -250,9 +341,27 @@ impl Step {
                 c.ctx.assignment = assignment;
             }
             Step::ReadStates => c.on_read_states(result, io),
-            Step::MoveController => c.active_id = -1,
+            Step::ReadState(tp) => {
+                if let ZkResult::Data { data: ZData::PartitionState { state }, stat } = result {
+                    c.ctx.leadership.insert(tp, Cached { state, zk_version: stat.version });
+                }
+            }
+            Step::MoveController(_) => c.active_id = -1,
+            Step::MoveControllerCheck => {
+                let id = controller_id(&result);
+                if id != io.id {
+                    c.active_id = id;
+                    io.log(
+                        EventKind::Info,
+                        "Controller has already moved when trying to trigger controller movement".into(),
+                    );
+                } else {
+                    let expected = c.ctx.epoch_zk_version;
+                    c.move_controller(Some(expected), io);
+                }
+            }
             // Local steps never wait on ZooKeeper.
-            Step::ReplicaStartup | Step::PartitionStartup | Step::FailoverDone => {}
+            Step::ReplicaStartup | Step::PartitionStartup | Step::FailoverDone | Step::StatesRead => {}
         }
     }
 }
@@ -290,14 +399,38 @@ impl Controller {
                 ),
             );
         } else {
-            io.log(
-                EventKind::ControllerElected,
-                format!("{} successfully elected as the controller; starting become-controller state transition (onControllerFailover)", io.id),
-            );
+            io.log(EventKind::ControllerElected, format!("{} successfully elected as the controller", io.id));
+            io.log(EventKind::Info, "Starting become controller state transition".into());
         }
         let known = io.cfg.behaviour().fenced_writes;
         io.out.mark(Mark::ControllerElected { broker: io.id, controller_epoch: known.then_some(self.ctx.epoch) });
         self.push_front(steps);
+    }
+
+    /// `elect`'s catch-all (1.0.0 KC:1692-1694): anything but success or `NODEEXISTS` from the
+    /// create, or an exception out of `onControllerFailover`: log, then `triggerControllerMove`.
+    pub(super) fn elect_failed(&mut self, what: &str, io: &mut ControllerIo) {
+        io.log(EventKind::Info, format!("Error while electing or becoming controller on broker {}: {what}", io.id));
+        self.abandon_event();
+        if io.cfg.behaviour().controller_move_checks_owner {
+            self.then(Step::MoveControllerCheck);
+        } else {
+            self.move_controller(None, io);
+        }
+    }
+
+    /// `triggerControllerMove`'s body: `onControllerResignation()`, `activeControllerId = -1`,
+    /// delete `/controller` (checking the `/controller_epoch` version `expected`, when given).
+    fn move_controller(&mut self, expected: Option<i32>, io: &mut ControllerIo) {
+        if self.is_active(io.id) || self.listeners {
+            self.active_id = -1;
+            self.resign_noting("triggerControllerMove".into(), io);
+        } else {
+            self.active_id = -1;
+            io.log(EventKind::Info, "Resigned (onControllerResignation: it was not the controller)".into());
+        }
+        io.out.mark(Mark::ControllerMoveTriggered { broker: io.id, owner_checked: expected.is_some() });
+        self.then(Step::MoveController(expected));
     }
 
     /// 1.0's `ControllerChange(newControllerId).process`: trust the id the listener read when it
@@ -348,6 +481,11 @@ impl Controller {
             }
         }
         self.ctx.leadership = leadership;
+        self.states_loaded(io);
+    }
+
+    /// Every partition state is in `partitionLeadershipInfo`.
+    fn states_loaded(&mut self, io: &mut ControllerIo) {
         self.ctx.loaded = true;
         // The state of each `__consumer_offsets` partition a configured group maps to: the one whose
         // leader decides whether the group has a coordinator.
@@ -406,7 +544,7 @@ impl Controller {
         io.log(
             EventKind::Info,
             format!(
-                "Started partition state machine: {online} OnlinePartition, {} OfflinePartition{}",
+                "Started partition state machine with initial state -> {online} OnlinePartition, {} OfflinePartition{}",
                 offline.len(),
                 if offline.is_empty() { String::new() } else { format!(" ({})", short_list(&offline)) }
             ),

@@ -1,8 +1,11 @@
-//! `IsrChangeNotification` (1.0): a leader that changed an ISR writes a sequential
-//! `/isr_change_notification/isr_change_` znode; the controller reads the notifications, re-reads the
+//! `IsrChangeNotification` (1.0): a leader that changed ISRs writes them, batched by
+//! `ReplicaManager.maybePropagateIsrChanges` ([`crate::broker::Broker::maybe_propagate_isr_changes`]),
+//! in one sequential `/isr_change_notification/isr_change_` znode; the controller reads the notifications, re-reads the
 //! named partitions' state znodes into its cache (`updateLeaderAndIsrCache`), sends UpdateMetadata
-//! for them, and deletes the notifications.
-use super::{children, short_list, Cached, Controller, ControllerIo, Exec};
+//! for them, and deletes the notifications. 1.0 re-reads the states one synchronous `getData` at a
+//! time (1.0.0 `KafkaController.scala:800-804` → `ZkUtils.scala:738-746`); 1.1+ in one pipelined
+//! batch (`context_reads_one_by_one`).
+use super::{children, short_list, Cached, Controller, ControllerIo, Exec, Step as AnyStep};
 use crate::event::EventKind;
 use crate::ids::TopicPartition;
 use crate::zookeeper::{MultiOp, ZData, ZkOp, ZkResult};
@@ -20,6 +23,10 @@ pub(super) enum Step {
     ReadNotificationData(Vec<String>),
     /// …the named partitions' state znodes (the notification paths, to delete afterwards)…
     ReadStates(Vec<TopicPartition>, Vec<String>),
+    /// …(1.0) one partition's state znode…
+    ReadState(TopicPartition),
+    /// …(1.0) all of them read: UpdateMetadata, then the deletes…
+    StatesRead(Vec<TopicPartition>, Vec<String>),
     /// …and `deleteIsrChangeNotifications`.
     DeleteNotifications(Vec<String>),
 }
@@ -30,8 +37,19 @@ impl Step {
     }
 
     /// The request half.
-    pub(super) fn request(self, _c: &mut Controller, _io: &mut ControllerIo) -> Exec {
+    pub(super) fn request(self, c: &mut Controller, io: &mut ControllerIo) -> Exec {
         Exec::Wait(match self {
+            Step::ReadStates(tps, paths) if io.cfg.behaviour().context_reads_one_by_one => {
+                let mut steps: Vec<AnyStep> = tps.iter().map(|tp| Step::ReadState(tp.clone()).into()).collect();
+                steps.push(Step::StatesRead(tps, paths).into());
+                c.push_front(steps);
+                return Exec::Done;
+            }
+            Step::StatesRead(tps, paths) => {
+                c.isr_states_read(&tps, paths, io);
+                return Exec::Done;
+            }
+            Step::ReadState(tp) => ZkOp::GetData { path: tp.state_path(), watch: false },
             Step::ReadNotifications => ZkOp::GetChildren { path: "/isr_change_notification".into(), watch: true },
             Step::ReadNotificationData(paths) => ZkOp::GetDataMany { paths },
             Step::ReadStates(tps, _) => ZkOp::GetDataMany { paths: tps.iter().map(|t| t.state_path()).collect() },
@@ -66,18 +84,34 @@ impl Step {
                 if let ZkResult::DataMany { items } = &result {
                     for (tp, item) in tps.iter().zip(items) {
                         if let Some((ZData::PartitionState { state }, stat)) = item {
-                            c.ctx
-                                .leadership
-                                .insert(tp.clone(), Cached { state: state.clone(), zk_version: stat.version });
-                            c.batch.um.insert(tp.clone());
+                            c.cache_isr_state(tp, state.clone(), stat.version);
                         }
                     }
                 }
-                io.log(EventKind::Info, format!("Processed ISR change notification for {}", short_list(&tps)));
-                c.flush(io);
-                c.then(Step::DeleteNotifications(paths));
+                c.isr_states_read(&tps, paths, io);
             }
-            Step::DeleteNotifications(_) => {}
+            Step::ReadState(tp) => {
+                if let ZkResult::Data { data: ZData::PartitionState { state }, stat } = result {
+                    c.cache_isr_state(&tp, state, stat.version);
+                }
+            }
+            Step::DeleteNotifications(_) | Step::StatesRead(..) => {}
         }
+    }
+}
+
+impl Controller {
+    /// `updateLeaderAndIsrCache` for one partition; UpdateMetadata will carry it.
+    fn cache_isr_state(&mut self, tp: &TopicPartition, state: crate::zookeeper::LeaderIsr, version: i32) {
+        self.ctx.leadership.insert(tp.clone(), Cached { state, zk_version: version });
+        self.batch.um.insert(tp.clone());
+    }
+
+    /// The notified partitions' states are cached: send UpdateMetadata, then delete the
+    /// notifications.
+    fn isr_states_read(&mut self, tps: &[TopicPartition], paths: Vec<String>, io: &mut ControllerIo) {
+        io.log(EventKind::Info, format!("Processed ISR change notification for {}", short_list(tps)));
+        self.flush(io);
+        self.then(Step::DeleteNotifications(paths));
     }
 }

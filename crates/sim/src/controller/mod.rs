@@ -34,11 +34,9 @@
 //! - `batch_election.rs`, `batch_isr.rs`: 1.1.0/2.1.0's `doElectLeaderForPartitions` and
 //!   `doRemoveReplicasFromIsr`;
 //! - `register.rs`: 1.1.0/2.1.0's `RegisterBrokerAndReelect`;
-//! - `controller_move.rs`: 2.1.0's `triggerControllerMove`, which checks the owner first.
 mod batch_election;
 mod batch_isr;
 mod broker_change;
-mod controller_move;
 pub mod election;
 mod failover;
 mod isr_notification;
@@ -162,7 +160,6 @@ enum Step {
     BatchElection(batch_election::Step),
     BatchIsr(batch_isr::Step),
     Register(register::Step),
-    ControllerMove(controller_move::Step),
     /// `BrokerChange` and `IsrChangeNotification` start with `if (!isActive) return`.
     CheckActive,
     /// `ControllerBrokerRequestBatch.sendRequestsToBrokers`.
@@ -182,7 +179,6 @@ impl Step {
             Step::BatchElection(s) => s.name(),
             Step::BatchIsr(s) => s.name(),
             Step::Register(s) => s.name(),
-            Step::ControllerMove(s) => s.name(),
             Step::CheckActive => "isActive".into(),
             Step::FlushBatch => "sendRequestsToBrokers".into(),
             Step::UpdateMetadataAll => "sendUpdateMetadataRequest".into(),
@@ -229,12 +225,6 @@ impl From<batch_isr::Step> for Step {
 impl From<register::Step> for Step {
     fn from(s: register::Step) -> Self {
         Step::Register(s)
-    }
-}
-
-impl From<controller_move::Step> for Step {
-    fn from(s: controller_move::Step) -> Self {
-        Step::ControllerMove(s)
     }
 }
 
@@ -385,10 +375,16 @@ impl Controller {
             match self.request(step.clone(), io) {
                 Exec::Done => {}
                 Exec::Wait(op) | Exec::WaitUnfenced(op) => {
+                    // `ZKCheckedEphemeral` (and its successors) create `/controller` on the raw handle.
+                    let raw = matches!(step, Step::Failover(ref s) if s.creates_controller());
                     if let Some(job) = self.job.as_mut() {
                         job.waiting = Some(step);
                     }
-                    io.zk.send(op, Purpose::Controller, io.out);
+                    if raw {
+                        io.zk.send_raw(op, Purpose::Controller, io.out);
+                    } else {
+                        io.zk.send(op, Purpose::Controller, io.out);
+                    }
                     return;
                 }
                 Exec::WaitAll(ops) if ops.is_empty() => self.pipelined(step, Vec::new(), io),
@@ -445,11 +441,6 @@ impl Controller {
                 self.then(batch_election::Step::Trigger);
                 Exec::Done
             }
-            // 2.1.0: triggerControllerMove checks the owner before deleting /controller.
-            Step::Failover(failover::Step::MoveController) if b.controller_move_checks_owner => {
-                self.then(controller_move::Step::ReadOwner);
-                Exec::Done
-            }
             // 1.1.0+: deleteIsrChangeNotifications(sequenceNumbers) sends one delete each.
             Step::IsrNotification(isr_notification::Step::DeleteNotifications(paths))
                 if b.pipelined_notification_deletes =>
@@ -463,7 +454,6 @@ impl Controller {
             Step::BatchElection(s) => s.request(self, io),
             Step::BatchIsr(s) => s.request(self, io),
             Step::Register(s) => s.request(self, io),
-            Step::ControllerMove(s) => s.request(self, io),
             Step::CheckActive => {
                 if !self.is_active(io.id) {
                     self.abandon_event();
@@ -531,9 +521,6 @@ impl Controller {
             return;
         }
         let Some(step) = self.job.as_mut().and_then(|j| j.waiting.take()) else { return };
-        if let Step::ControllerMove(s) = step {
-            return s.on_response(self, result, io);
-        }
         let Some(result) = self.unfence(&op, result, io) else { return };
         match step {
             Step::Failover(s) => s.on_response(self, result, io),
@@ -544,7 +531,6 @@ impl Controller {
             // Batch steps wait on pipelined requests; local steps never wait on ZooKeeper.
             Step::BatchElection(_)
             | Step::BatchIsr(_)
-            | Step::ControllerMove(_)
             | Step::CheckActive
             | Step::FlushBatch
             | Step::UpdateMetadataAll => {}
@@ -617,10 +603,7 @@ impl Controller {
         self.ctx = ControllerContext::default();
         self.held.clear();
         self.batch = Batch::default();
-        io.log(
-            EventKind::ControllerResigned,
-            format!("Broker {} resigned as the controller (it held epoch {epoch}; {why})", io.id),
-        );
+        io.log(EventKind::ControllerResigned, format!("Resigned (broker {} held epoch {epoch}; {why})", io.id));
         io.out.mark(Mark::ControllerResigned { broker: io.id, controller_epoch: epoch });
     }
 }

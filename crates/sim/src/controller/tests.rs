@@ -229,9 +229,21 @@ fn an_offline_partition_gets_the_first_live_isr_replica_and_a_leader_elected_mar
         h.pending(),
         ZkOp::SetData { path: tp().state_path(), data: ZData::PartitionState { state: elected.clone() }, version: 28 }
     );
+    // 1.0's selector logs its choice before the write (PartitionLeaderSelector.scala:90).
+    let selected = Mark::LeaderSelected {
+        controller: 3,
+        partition: tp(),
+        leader: 2,
+        leader_epoch: 15,
+        isr: vec![2, 3],
+        controller_epoch: 7,
+        read_zk_version: 28,
+    };
+    assert_eq!(h.decisions(), vec![selected.clone()], "selected, not yet written");
+    assert!(h.logged("Selected new leader and ISR {\"leader\":2,\"leader_epoch\":15,\"isr\":[2,3]} for offline partition __consumer_offsets-3"));
     h.respond(ZkResult::Written { stat: stat(29) });
     assert_eq!(
-        h.decisions(),
+        h.decisions()[1..],
         vec![Mark::LeaderElected {
             controller: 3,
             partition: tp(),
@@ -316,7 +328,7 @@ fn fenced_writes_check_the_epoch_version_read_at_election_and_a_failed_check_res
     assert!(h.logged(
         "Loaded leader and ISR of 1 partitions into the controller context; __consumer_offsets-3: {\"leader\":1,\"leader_epoch\":14,\"isr\":[1,2]} (zkVersion 28)"
     ));
-    assert!(h.logged("Started partition state machine: 0 OnlinePartition, 1 OfflinePartition (__consumer_offsets-3)"));
+    assert!(h.logged("Started partition state machine with initial state -> 0 OnlinePartition, 1 OfflinePartition (__consumer_offsets-3)"));
     // electLeaderForPartition: read, then a write fenced at the version read at election.
     assert_eq!(h.pending(), ZkOp::GetData { path: tp().state_path(), watch: false });
     h.respond(state_znode(li(1, 14, &[1, 2], 7), 28));
@@ -331,6 +343,8 @@ fn fenced_writes_check_the_epoch_version_read_at_election_and_a_failed_check_res
         }
     );
     // Another broker bumped /controller_epoch meanwhile: ControllerMovedException.
+    // 2.1.0's batch logs no "Selected new leader" line (PSM:211-213 traces after the batch).
+    assert!(!h.decisions().iter().any(|m| matches!(m, Mark::LeaderSelected { .. })));
     h.respond(ZkResult::MultiFailed { index: 0, code: ZkError::BadVersion });
     assert_eq!(
         h.decisions()[1..],
@@ -342,7 +356,7 @@ fn fenced_writes_check_the_epoch_version_read_at_election_and_a_failed_check_res
     assert_eq!(h.pending(), ZkOp::GetData { path: "/controller".into(), watch: true });
     h.respond(ZkResult::Data { data: ZData::Controller { broker_id: 3, timestamp: 0 }, stat: stat(0) });
     assert_eq!(h.decisions()[2..], [Mark::ControllerResigned { broker: 2, controller_epoch: 8 }]);
-    assert!(h.logged("Broker 2 resigned as the controller (it held epoch 8; /controller is now broker 3)"));
+    assert!(h.logged("Resigned (broker 2 held epoch 8; /controller is now broker 3)"));
     assert_eq!((h.c.active_id, h.c.ctx.epoch, h.c.listeners), (3, 0, false));
     assert!(h.nothing_pending() && h.c.job.is_none(), "the rest of the failover was abandoned");
 }
@@ -515,10 +529,13 @@ fn a_batched_election_reads_and_writes_every_offline_partition_at_once() {
 
 #[test]
 fn trigger_controller_move_checks_the_owner_only_when_the_behaviour_says_so() {
+    // What elect's catch-all runs (`Controller::elect_failed`): 2.1.0's check, or 1.0/1.1's delete.
     let move_job = |h: &mut Harness| {
+        let checks = h.cfg.behaviour().controller_move_checks_owner;
+        let step = if checks { failover::Step::MoveControllerCheck } else { failover::Step::MoveController(None) };
         h.c.job = Some(Job {
             event: ControllerEvent::Reelect,
-            steps: vec![failover::Step::MoveController.into()].into(),
+            steps: vec![step.into()].into(),
             waiting: None,
             pipeline: Vec::new(),
         });
@@ -537,7 +554,13 @@ fn trigger_controller_move_checks_the_owner_only_when_the_behaviour_says_so() {
     let mut h = Harness::new(checks, &[3, 1, 2], li(3, 13, &[3, 1, 2], 7));
     move_job(&mut h);
     h.respond(ZkResult::Data { data: ZData::Controller { broker_id: 3, timestamp: 0 }, stat: stat(0) });
-    assert_eq!(h.decisions(), vec![Mark::ControllerResigned { broker: 3, controller_epoch: 7 }]);
+    assert_eq!(
+        h.decisions(),
+        vec![
+            Mark::ControllerResigned { broker: 3, controller_epoch: 7 },
+            Mark::ControllerMoveTriggered { broker: 3, owner_checked: true }
+        ]
+    );
     assert_eq!(
         h.pending(),
         ZkOp::Multi {
@@ -579,4 +602,82 @@ fn register_broker_and_reelect_registers_then_reelects_and_stops_on_a_foreign_no
     assert!(h.logged("node already exists and owner"));
     assert!(h.nothing_pending() && h.c.job.is_none());
     assert!(!h.marks().iter().any(|m| matches!(m, Mark::BrokerRegistered { .. })));
+}
+
+/// Broker 3 (fresh) wins `/controller` and reads `/controller_epoch` = 7 at version 6; the
+/// conditional bump is next.
+fn won_and_read_epoch(mode: Mode) -> Harness {
+    let mut h = Harness::fresh(mode);
+    h.event(ControllerEvent::Startup);
+    h.respond(ZkResult::Error { code: ZkError::NoNode });
+    assert!(matches!(h.pending(), ZkOp::Create { ref path, ephemeral: true, .. } if path == "/controller"));
+    h.respond(ZkResult::Created { path: "/controller".into() });
+    assert_eq!(h.pending(), ZkOp::GetData { path: "/controller_epoch".into(), watch: false });
+    h.respond(ZkResult::Data { data: ZData::ControllerEpoch { epoch: 7 }, stat: stat(6) });
+    assert!(matches!(h.pending(), ZkOp::SetData { ref path, version: 6, .. } if path == "/controller_epoch"));
+    h
+}
+
+#[test]
+fn one_oh_swallows_a_failed_epoch_bump_and_goes_on_with_the_old_epoch() {
+    let one_oh = mode_where(|b| b.epoch_bump_failure_swallowed);
+    let mut h = won_and_read_epoch(one_oh);
+    h.respond(ZkResult::Error { code: ZkError::BadVersion });
+    assert_eq!(
+        h.decisions()[1..],
+        [Mark::ControllerEpochBumpFailed { broker: 3, controller_epoch: 7, swallowed: true }]
+    );
+    assert!(h.logged("Incremented epoch to 7"), "KC:693 logs the epoch it kept");
+    assert_eq!((h.c.active_id, h.c.ctx.epoch), (3, 7));
+    // The failover goes on: registerIsrChangeNotificationListener is next.
+    assert_eq!(h.pending(), ZkOp::GetChildren { path: "/isr_change_notification".into(), watch: true });
+}
+
+#[test]
+fn one_one_turns_a_failed_epoch_bump_into_an_unchecked_controller_move() {
+    let later = mode_where(|b| !b.epoch_bump_failure_swallowed && !b.fenced_writes && !b.is_kraft());
+    let mut h = won_and_read_epoch(later);
+    h.respond(ZkResult::Error { code: ZkError::BadVersion });
+    assert_eq!(
+        h.decisions()[1..],
+        [
+            Mark::ControllerEpochBumpFailed { broker: 3, controller_epoch: 7, swallowed: false },
+            Mark::ControllerResigned { broker: 3, controller_epoch: 7 },
+            Mark::ControllerMoveTriggered { broker: 3, owner_checked: false },
+        ]
+    );
+    assert!(!h.logged("Incremented epoch to"), "1.0's swallow-and-log line is not 1.1's");
+    // triggerControllerMove deletes /controller whoever holds it.
+    assert_eq!(h.pending(), ZkOp::Delete { path: "/controller".into(), version: -1 });
+    assert_eq!(h.c.active_id, -1);
+}
+
+#[test]
+fn a_controller_create_that_fails_with_sessionexpired_triggers_an_unchecked_controller_move() {
+    let one_oh = mode_where(|b| !b.controller_move_checks_owner && !b.is_kraft());
+    let mut h = Harness::fresh(one_oh);
+    h.event(ControllerEvent::Startup);
+    h.respond(ZkResult::Error { code: ZkError::NoNode });
+    assert!(h.zk.outstanding.values().all(|o| o.raw), "ZKCheckedEphemeral creates on the raw handle");
+    h.respond(ZkResult::Error { code: ZkError::SessionExpired });
+    assert_eq!(h.decisions(), [Mark::ControllerMoveTriggered { broker: 3, owner_checked: false }]);
+    assert!(h.logged("Error while electing or becoming controller on broker 3: SESSIONEXPIRED"));
+    assert_eq!(h.pending(), ZkOp::Delete { path: "/controller".into(), version: -1 });
+    assert!(!h.zk.outstanding.values().any(|o| o.raw), "the delete goes through ZkClient");
+}
+
+#[test]
+fn with_the_owner_check_a_failed_create_deletes_nothing_held_by_another_broker() {
+    let checks = mode_where(|b| b.controller_move_checks_owner);
+    let mut h = Harness::fresh(checks);
+    h.event(ControllerEvent::Startup);
+    h.respond(ZkResult::Error { code: ZkError::NoNode });
+    h.respond(ZkResult::Data { data: ZData::ControllerEpoch { epoch: 7 }, stat: stat(6) });
+    assert!(matches!(h.pending(), ZkOp::Multi { .. }));
+    h.respond(ZkResult::Error { code: ZkError::SessionExpired });
+    // 2.1's triggerControllerMove re-reads /controller first (no watch): broker 1 holds it.
+    assert_eq!(h.pending(), ZkOp::GetData { path: "/controller".into(), watch: false });
+    h.respond(ZkResult::Data { data: ZData::Controller { broker_id: 1, timestamp: 0 }, stat: stat(0) });
+    assert!(h.logged("Controller has already moved when trying to trigger controller movement"));
+    assert!(h.decisions().is_empty() && h.nothing_pending() && h.c.active_id == 1);
 }

@@ -328,9 +328,11 @@ impl World {
 
     fn with_broker(&mut self, id: BrokerId, log: &mut StepLog, f: impl FnOnce(&mut Broker, &Config, &mut Outbox)) {
         let cfg = self.cfg.clone();
+        let now = self.now;
         let mut out = Outbox::default();
         {
             let b = self.broker_mut(id);
+            b.now_ms = now;
             f(b, &cfg, &mut out);
             b.controller_run(&cfg, &mut out);
         }
@@ -562,6 +564,10 @@ impl World {
                         log.line = format!("{node}: ISR check (replica.lag.time.max.ms)");
                         let in_sync = self.in_sync_fn(b);
                         self.with_broker(b, &mut log, |br, _, out| br.isr_check(&in_sync, out));
+                    }
+                    Timer::IsrPropagation => {
+                        log.line = format!("{node}: isr-change-propagation (maybePropagateIsrChanges)");
+                        self.with_broker(b, &mut log, |br, _, out| br.maybe_propagate_isr_changes(out));
                     }
                     t => {
                         log.line = format!("{node}: ZooKeeper read timeout ({} ms)", self.cfg.read_timeout_ms());
