@@ -276,13 +276,22 @@ impl Broker {
                     failed.len()
                 ),
             );
-            out.mark(crate::mark::Mark::SessionExpiryLearned { broker: self.id, failed_requests: failed.len() as u32 });
+            let failed_writes = failed.iter().flat_map(|o| o.op.state_writes()).collect();
+            out.mark(crate::mark::Mark::SessionExpiryLearned {
+                broker: self.id,
+                failed_requests: failed.len() as u32,
+                failed_writes,
+            });
         } else {
             out.log(EventKind::ZkSession, zkclient_line);
             // ZKCheckedEphemeral's create was on the raw handle: it fails with SESSIONEXPIRED
             // (1.0.0 ZkUtils.scala:1095-1097) instead of being retried on the new session.
             let raw = self.zk.take_raw();
-            out.mark(crate::mark::Mark::SessionExpiryLearned { broker: self.id, failed_requests: raw.len() as u32 });
+            out.mark(crate::mark::Mark::SessionExpiryLearned {
+                broker: self.id,
+                failed_requests: raw.len() as u32,
+                failed_writes: Vec::new(),
+            });
             for o in raw {
                 if o.purpose == Purpose::Controller {
                     let expired = ZkResult::Error { code: ZkError::SessionExpired };
@@ -998,7 +1007,11 @@ mod tests {
         b.on_zk_connect_response(ConnectResult::Expired, &cfg, &mut out);
         b.controller_run(&cfg, &mut out);
         let marks = out.marks();
-        assert!(marks.contains(&crate::mark::Mark::SessionExpiryLearned { broker: 1, failed_requests: 1 }));
+        assert!(marks.contains(&crate::mark::Mark::SessionExpiryLearned {
+            broker: 1,
+            failed_requests: 1,
+            failed_writes: Vec::new()
+        }));
         assert!(marks.contains(&crate::mark::Mark::ControllerMoveTriggered { broker: 1, owner_checked: false }));
         let ops: Vec<&ZkOp> = b.zk.outstanding.values().map(|o| &o.op).collect();
         assert_eq!(ops.len(), 2, "{ops:?}");

@@ -11,7 +11,7 @@
 //! * the fence (KAFKA-6082, 2.1.0 `KafkaZkClient` epoch-checked `multi`): a [`Mark::WriteRefused`]
 //!   for the partition, by the broker whose deposed write landed in the other run;
 //! * KAFKA-5642 (1.1.0 `KafkaZkClient.retryRequestsUntilConnected` retries only CONNECTIONLOSS): a
-//!   [`Mark::SessionExpiryLearned`] of that broker that failed its pending requests;
+//!   [`Mark::SessionExpiryLearned`] of that broker that failed a pending write of the partition;
 //! * KRaft: there is no ZooKeeper for a deposed controller to write to.
 //!
 //! Anything else is a difference of timing, and says so.
@@ -86,7 +86,7 @@ pub fn verdict(partition: &TopicPartition, a: Side<'_>, b: Side<'_>) -> Verdict 
         return Verdict::Fix(FixAct::Fenced { from });
     }
     if !healthy.behaviour.retry_after_expiry
-        && marks().any(|m| matches!(m, Mark::SessionExpiryLearned { broker, failed_requests } if *broker == from && *failed_requests > 0))
+        && marks().any(|m| matches!(m, Mark::SessionExpiryLearned { broker, failed_writes, .. } if *broker == from && failed_writes.contains(partition)))
     {
         return Verdict::Fix(FixAct::PendingFailedOnExpiry { broker: from });
     }
@@ -176,12 +176,23 @@ mod tests {
         );
         assert_eq!(verdict(&tp(), a, side(&[], 2, Mode::Fenced)), Verdict::Timing);
         assert_eq!(verdict(&tp(), a, side(&[], 2, Mode::Kraft)), Verdict::Fix(FixAct::NoZooKeeper));
-        let failed = [ev(vec![Mark::SessionExpiryLearned { broker: 1, failed_requests: 3 }])];
+        let failed =
+            [ev(vec![Mark::SessionExpiryLearned { broker: 1, failed_requests: 3, failed_writes: vec![tp()] }])];
         assert_eq!(
             verdict(&tp(), a, side(&failed[..], 2, Mode::Kafka11)),
             Verdict::Fix(FixAct::PendingFailedOnExpiry { broker: 1 })
         );
-        let kept = [ev(vec![Mark::SessionExpiryLearned { broker: 1, failed_requests: 0 }])];
+        let kept = [ev(vec![Mark::SessionExpiryLearned { broker: 1, failed_requests: 0, failed_writes: vec![] }])];
+        let others = [ev(vec![Mark::SessionExpiryLearned {
+            broker: 1,
+            failed_requests: 2,
+            failed_writes: vec![TopicPartition::new("__consumer_offsets", 6)],
+        }])];
+        assert_eq!(
+            verdict(&tp(), a, side(&others[..], 2, Mode::Kafka11)),
+            Verdict::Timing,
+            "another partition's write"
+        );
         assert_eq!(verdict(&tp(), a, side(&kept[..], 2, Mode::Kafka11)), Verdict::Timing);
         assert_eq!(verdict(&tp(), a, side(&broken[..], -1, Mode::Fenced)), Verdict::Same);
         assert_eq!(verdict(&tp(), side(&[], -1, Mode::Legacy), side(&[], 2, Mode::Fenced)), Verdict::Timing);

@@ -286,6 +286,27 @@ pub enum ZkOp {
 }
 
 impl ZkOp {
+    /// The partitions whose state znode this request would write (a `setData` or `create` of a
+    /// `.../partitions/<n>/state` path, alone or inside a `multi`).
+    pub fn state_writes(&self) -> Vec<crate::ids::TopicPartition> {
+        use crate::ids::TopicPartition;
+        match self {
+            ZkOp::SetData { path, .. } | ZkOp::Create { path, .. } => {
+                TopicPartition::from_state_path(path).into_iter().collect()
+            }
+            ZkOp::Multi { ops } => ops
+                .iter()
+                .filter_map(|o| match o {
+                    MultiOp::SetData { path, .. } | MultiOp::Create { path, .. } => {
+                        TopicPartition::from_state_path(path)
+                    }
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// A short description for logs and message labels.
     pub fn describe(&self) -> String {
         match self {
