@@ -120,7 +120,7 @@ impl Broker {
         self.incarnation = inc;
         self.alive = true;
         out.log(EventKind::Process, format!("[KafkaServer id={}] starting", self.id));
-        out.send(NodeId::Zk, Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms });
+        out.send(NodeId::ZK, Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms });
     }
 
     pub(crate) fn set_started(&mut self) {
@@ -143,7 +143,7 @@ impl Broker {
     fn resend(&mut self, out: &mut Outbox) {
         if let Some(session) = self.zk.session {
             for (xid, op, controller) in self.zk.take_resends() {
-                out.send(NodeId::Zk, Payload::ZkRequest { session, xid, op, controller });
+                out.send(NodeId::ZK, Payload::ZkRequest { session, xid, op, controller });
             }
         }
     }
@@ -152,10 +152,10 @@ impl Broker {
     pub fn on_zk_link_restored(&mut self, cfg: &Config, out: &mut Outbox) {
         match self.zk.state {
             ConnState::Disconnected => out
-                .send(NodeId::Zk, Payload::ZkConnect { session: self.zk.session, timeout_ms: cfg.session_timeout_ms }),
+                .send(NodeId::ZK, Payload::ZkConnect { session: self.zk.session, timeout_ms: cfg.session_timeout_ms }),
             ConnState::Connected => self.resend(out),
             ConnState::Connecting | ConnState::Expired => {
-                out.send(NodeId::Zk, Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms })
+                out.send(NodeId::ZK, Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms })
             }
         }
     }
@@ -243,7 +243,7 @@ impl Broker {
         if cfg.behaviour().expire_event {
             self.controller.expire(&mut ControllerIo { id: self.id, zk: &mut self.zk, cfg, out });
         }
-        out.send(NodeId::Zk, Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms });
+        out.send(NodeId::ZK, Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms });
     }
 
     /// `fireNewSessionEvents` then `fireAllEvents`: re-register, re-elect, re-read listeners.
@@ -845,7 +845,7 @@ mod tests {
         let elect = ZkOp::GetData { path: "/controller".into(), watch: true };
         assert!(matches!(
             &out.effects[..],
-            [Effect::Send { to: NodeId::Zk, payload: Payload::ZkRequest { session: 5, op, controller: true, .. } }] if *op == elect
+            [Effect::Send { to: NodeId::ZK, payload: Payload::ZkRequest { session: 5, op, controller: true, .. } }] if *op == elect
         ));
         assert_eq!(b.controller.job.as_ref().and_then(|j| j.waiting_on()).as_deref(), Some("elect"));
     }

@@ -132,8 +132,8 @@ fn alphabet(base: &Scenario, operator: bool) -> Vec<Command> {
         v.push(Command::DeleteController);
     }
     for &b in &brokers {
-        v.push(Command::Cut { a: b, b: NodeId::Zk, dir: Direction::Both });
-        v.push(Command::Heal { a: b, b: NodeId::Zk, dir: Direction::Both });
+        v.push(Command::Cut { a: b, b: NodeId::ZK, dir: Direction::Both });
+        v.push(Command::Heal { a: b, b: NodeId::ZK, dir: Direction::Both });
         v.push(Command::Crash { node: b });
         v.push(Command::Restart { node: b });
     }
@@ -329,8 +329,8 @@ impl Explorer {
         }
         for _ in 0..8 {
             match self.rng.up_to(3) {
-                0 if kinds[0] && !cut.contains(&(NodeId::Zk, focus)) => {
-                    return Some(Command::Cut { a: focus, b: NodeId::Zk, dir: Direction::Both })
+                0 if kinds[0] && !cut.contains(&(NodeId::ZK, focus)) => {
+                    return Some(Command::Cut { a: focus, b: NodeId::ZK, dir: Direction::Both })
                 }
                 1 if kinds[1] && !cut.is_empty() => {
                     let (a, b) = cut[self.rng.up_to(cut.len() as u64 - 1) as usize];

@@ -371,7 +371,7 @@ impl World {
         }
         if self.kraft().is_none() {
             nodes.push(NodeView {
-                id: NodeId::Zk,
+                id: NodeId::ZK,
                 kind: "zk".into(),
                 label: "ZooKeeper".into(),
                 alive: true,

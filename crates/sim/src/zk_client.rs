@@ -104,7 +104,7 @@ impl ZkClient {
         let (xid, now) = self.submit(op.clone(), purpose);
         if now {
             if let Some(session) = self.session {
-                out.send(NodeId::Zk, Payload::ZkRequest { session, xid, op, controller });
+                out.send(NodeId::ZK, Payload::ZkRequest { session, xid, op, controller });
             }
         }
         xid

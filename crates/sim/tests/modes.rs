@@ -109,7 +109,7 @@ fn a_controller_move_without_expiry_still_breaks_1_1_but_not_the_fence() {
         // The notification ZooKeeper held while broker 1 was cut reaches it when the link heals
         // (the connection never dropped), and broker 1 resigns long before its crash. A watch
         // notification has no mark: it is found by its line.
-        let heal = fault(&|c| matches!(c, Command::Heal { a: NodeId::Broker(1), b: NodeId::Zk, .. }));
+        let heal = fault(&|c| matches!(c, Command::Heal { a: NodeId::Broker(1), b: NodeId::ZK, .. }));
         let notified = deleted
             + events[deleted..]
                 .iter()

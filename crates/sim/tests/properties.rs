@@ -42,7 +42,7 @@ fn cluster(brokers: usize) -> Scenario {
 }
 
 fn node(brokers: usize) -> impl Strategy<Value = NodeId> {
-    prop_oneof![Just(NodeId::Zk), (1..=brokers as i32).prop_map(NodeId::Broker)]
+    prop_oneof![Just(NodeId::ZK), (1..=brokers as i32).prop_map(NodeId::Broker)]
 }
 
 fn command(brokers: usize) -> impl Strategy<Value = Command> {

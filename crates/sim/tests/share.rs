@@ -14,7 +14,7 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 fn with_user_faults() -> Timeline {
     let mut t = Timeline::with_mode(builtin("seed-incident").unwrap(), Some(4), Mode::Legacy).unwrap();
     t.seek(30);
-    t.apply(Command::Cut { a: NodeId::Broker(2), b: NodeId::Zk, dir: Direction::AToB }).unwrap();
+    t.apply(Command::Cut { a: NodeId::Broker(2), b: NodeId::ZK, dir: Direction::AToB }).unwrap();
     t.seek(120);
     t.apply(Command::Crash { node: NodeId::Broker(3) }).unwrap();
     t.seek(200);

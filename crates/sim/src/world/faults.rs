@@ -24,13 +24,13 @@ impl World {
             .keys()
             .map(|b| {
                 let n = NodeId::Broker(*b);
-                (*b, (self.net.is_up(n, NodeId::Zk), self.net.both_up(n, NodeId::Zk)))
+                (*b, (self.net.is_up(n, NodeId::ZK), self.net.both_up(n, NodeId::ZK)))
             })
             .collect()
     }
 
     pub(super) fn apply_inner(&mut self, cmd: &Command) -> StepLog {
-        let mut log = StepLog::new(NodeId::Zk, EventKind::Fault, format!("FAULT: {}", cmd.describe()));
+        let mut log = StepLog::new(NodeId::ZK, EventKind::Fault, format!("FAULT: {}", cmd.describe()));
         if let Some(n) = cmd.nodes().first() {
             log.node = *n;
         }
@@ -101,7 +101,7 @@ impl World {
         let voters: Vec<NodeId> = self.cfg.voters().map(NodeId::Voter).collect();
         let expand = |a: NodeId, b: NodeId| -> Vec<(NodeId, NodeId)> {
             match (a, b) {
-                (NodeId::Zk, o) | (o, NodeId::Zk) => voters.iter().map(|v| (o, *v)).collect(),
+                (NodeId::Zk(_), o) | (o, NodeId::Zk(_)) => voters.iter().map(|v| (o, *v)).collect(),
                 _ => alloc::vec![(a, b)],
             }
         };

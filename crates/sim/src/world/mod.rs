@@ -226,7 +226,7 @@ impl World {
     /// Whether a command can be applied to this cluster.
     pub fn check_command(&self, cmd: &Command) -> Result<(), String> {
         let known = |n: NodeId| match n {
-            NodeId::Zk => true,
+            NodeId::Zk(_) => true,
             NodeId::Broker(b) => self.brokers.contains_key(&b),
             NodeId::Client(c) => self.consumers.contains_key(&c),
             NodeId::Voter(v) => self.plane.kraft().is_some_and(|k| k.voters.contains_key(&v)),
@@ -355,7 +355,7 @@ impl World {
         let mut out = Outbox::default();
         let links = ZkLinks { net: &self.net, brokers: &self.brokers };
         let r = f(self.plane.zk_node_mut()?, self.now, &links, &mut out);
-        self.route(NodeId::Zk, out, log);
+        self.route(NodeId::ZK, out, log);
         Some(r)
     }
 
@@ -453,7 +453,7 @@ impl World {
                     }
                 }
             }
-            NodeId::Zk => self.deliver_to_zk(m, &mut log),
+            NodeId::Zk(_) => self.deliver_to_zk(m, &mut log),
             NodeId::Broker(b) => self.deliver_to_broker(b, m, &mut log),
             NodeId::Client(c) => {
                 let from = m.from;
@@ -497,7 +497,7 @@ impl World {
     }
 
     fn deliver_to_zk(&mut self, m: Message, log: &mut StepLog) {
-        log.node = NodeId::Zk;
+        log.node = NodeId::ZK;
         log.kind = EventKind::ZkRequest;
         self.with_zk(log, |zk, now, links, out| zk.on_message(m.from, m.payload, now, links, out));
     }
@@ -545,7 +545,7 @@ impl World {
     fn fire(&mut self, node: NodeId, incarnation: u64, timer: Timer) -> StepLog {
         let mut log = StepLog::new(node, EventKind::Info, format!("{node}: timer {timer:?}"));
         match node {
-            NodeId::Zk => {
+            NodeId::Zk(_) => {
                 self.with_zk(&mut log, |zk, now, links, out| zk.on_timer(&timer, now, links, out));
             }
             NodeId::Broker(b) => {
@@ -555,7 +555,7 @@ impl World {
                     return log;
                 }
                 match timer {
-                    Timer::ZkReadTimeout { .. } if self.net.both_up(node, NodeId::Zk) => {
+                    Timer::ZkReadTimeout { .. } if self.net.both_up(node, NodeId::ZK) => {
                         log.line = format!("{node}: ZooKeeper read-timeout check: the link is back, still connected");
                     }
                     Timer::IsrCheck => {
@@ -657,14 +657,14 @@ struct ZkLinks<'a> {
 
 impl ClientLinks for ZkLinks<'_> {
     fn reachable(&self, client: NodeId) -> bool {
-        self.net.both_up(client, NodeId::Zk)
+        self.net.both_up(client, NodeId::ZK)
     }
 
     fn pinging(&self, client: NodeId, session: SessionId) -> bool {
         match client {
             NodeId::Broker(b) => {
                 self.brokers.get(&b).is_some_and(|br| br.alive && br.zk.session == Some(session))
-                    && self.net.is_up(client, NodeId::Zk)
+                    && self.net.is_up(client, NodeId::ZK)
             }
             _ => false,
         }
