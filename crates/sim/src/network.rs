@@ -48,7 +48,13 @@ fn d_jit() -> u64 {
 
 impl Default for Latency {
     fn default() -> Self {
-        Latency { broker_zk_ms: d_zk(), broker_broker_ms: d_bb(), client_broker_ms: d_cb(), zk_zk_ms: d_zz(), jitter_ms: d_jit() }
+        Latency {
+            broker_zk_ms: d_zk(),
+            broker_broker_ms: d_bb(),
+            client_broker_ms: d_cb(),
+            zk_zk_ms: d_zz(),
+            jitter_ms: d_jit(),
+        }
     }
 }
 

@@ -622,10 +622,7 @@ impl Scenario {
             connect: BTreeMap::new(),
         });
         if ![1, 3, 5].contains(&spec.servers) {
-            return err(format!(
-                "cluster.zookeeper.servers = {}: an ensemble has 1, 3 or 5 servers",
-                spec.servers
-            ));
+            return err(format!("cluster.zookeeper.servers = {}: an ensemble has 1, 3 or 5 servers", spec.servers));
         }
         if spec.tick_ms < 100 || spec.tick_ms > 60_000 {
             return err(format!("cluster.zookeeper.tick_ms = {} is out of range 100..=60000", spec.tick_ms));
@@ -646,7 +643,9 @@ impl Scenario {
                 return err(format!("cluster.zookeeper.connect[{key}] is empty"));
             }
             if let Some(n) = list.iter().find(|n| !servers.contains(n)) {
-                return err(format!("cluster.zookeeper.connect[{key}]: {n} is not a ZooKeeper server of this ensemble"));
+                return err(format!(
+                    "cluster.zookeeper.connect[{key}]: {n} is not a ZooKeeper server of this ensemble"
+                ));
             }
             connect.insert(b, list.clone());
         }

@@ -31,6 +31,7 @@ fn cluster(brokers: usize) -> Scenario {
             controller: None,
             controller_epoch: 1,
             replica_lag_time_max_ms: 10_000,
+            zookeeper: None,
         },
         consumers: vec![ConsumerSpec { id: 1, group: "payments-group".into() }],
         script: vec![],

@@ -24,7 +24,8 @@ impl World {
             .keys()
             .map(|b| {
                 let n = NodeId::Broker(*b);
-                (*b, (self.net.is_up(n, NodeId::ZK), self.net.both_up(n, NodeId::ZK)))
+                let z = self.zk_server_of(*b);
+                (*b, (self.net.is_up(n, z), self.net.both_up(n, z)))
             })
             .collect()
     }
@@ -80,7 +81,9 @@ impl World {
                 }
             }
             Command::DeleteController => {
-                let deleted = self.with_zk(&mut log, |zk, _, links, out| zk.admin_delete("/controller", links, out));
+                let leader = self.plane.zk_leader().unwrap_or(NodeId::ZK);
+                let deleted = self
+                    .with_zk(leader, &mut log, |zk, now, links, out| zk.admin_delete("/controller", now, links, out));
                 if deleted == Some(true) {
                     log.line = String::from(
                         "FAULT: delete /controller (an operator, from zookeeper-shell): every broker watching it re-elects",
@@ -191,7 +194,8 @@ impl World {
         ));
         if let Some(s) = session {
             let n = NodeId::Broker(b);
-            self.with_zk(log, |zk, now, _, out| zk.on_client_link(n, s, ClientLink::Silent, now, out));
+            let z = self.zk_server_of(b);
+            self.with_zk(z, log, |zk, now, _, out| zk.on_client_link(n, s, ClientLink::Silent, now, out));
         }
         self.broker_mut(b).isr_check_pending = false;
     }
@@ -216,7 +220,8 @@ impl World {
             if let (Some(s), true) = (session, up0 != up1) {
                 let change = if up1 { ClientLink::Heard } else { ClientLink::Silent };
                 let n = NodeId::Broker(b);
-                self.with_zk(log, |zk, now, _, out| zk.on_client_link(n, s, change, now, out));
+                let z = self.zk_server_of(b);
+                self.with_zk(z, log, |zk, now, _, out| zk.on_client_link(n, s, change, now, out));
             }
             if both0 && !both1 {
                 let t = self.cfg.read_timeout_ms();
@@ -229,8 +234,20 @@ impl World {
                 let br = &self.brokers[&b];
                 if let (ConnState::Connected, Some(s)) = (br.zk.state, br.zk.session) {
                     let n = NodeId::Broker(b);
-                    self.with_zk(log, |zk, now, _, out| zk.on_client_link(n, s, ClientLink::Healed, now, out));
+                    let z = br.zk.server();
+                    self.with_zk(z, log, |zk, now, _, out| zk.on_client_link(n, s, ClientLink::Healed, now, out));
                 }
+            }
+        }
+        // Packets held on a stalled server–server connection go on, in order.
+        let stalled = core::mem::take(&mut self.stalled);
+        for mut m in stalled {
+            if self.net.is_up(m.from, m.to) {
+                let lat = self.net.link(m.from, m.to).map(|l| l.latency_ms).unwrap_or(0);
+                m.deliver_ms = self.now + lat;
+                self.queue.push(m.deliver_ms, super::Item::Deliver(m));
+            } else {
+                self.stalled.push(m);
             }
         }
         // Controller requests held on a cut broker–broker link go out again.

@@ -1,0 +1,525 @@
+//! The ensemble's quorum protocol (ZooKeeper 3.4.10), as each server's share of it: roles,
+//! election, sync, pings with the session touch relay, forwarded requests and commits.
+//!
+//! * Roles: `Leading`, `Following(leader)`, `Looking` (`QuorumPeer.ServerState`).
+//! * Election (`FastLeaderElection`): a looking server sends its vote to every peer and waits
+//!   `finalizeWait` = 200 ms (`release-3.4.10 FastLeaderElection.java:60`), doubling the wait up
+//!   to `maxNotificationInterval` = 60 s while it hears no quorum (`FastLeaderElection.java:69,850`).
+//!   Votes order by zxid, then server id (`totalOrderPredicate`, `FastLeaderElection.java:611`;
+//!   the model has one epoch at a time and skips its first key). A server that hears a quorum of
+//!   looking servers (itself included) picks the best vote; one that hears a peer already leading
+//!   joins it. Simplification: no vote-of-votes counting beyond that.
+//! * Sync: a follower connects with its zxid (FOLLOWERINFO) and always takes the leader's tree
+//!   (SNAP), which also covers a follower that rejoins after its connection was closed.
+//! * Pings: the leader pings every follower every `tickTime / 2` (`Leader.java:465`); a follower
+//!   answers with its touch table (`Learner.java:538` `ping`, `LearnerSessionTracker.java:70`
+//!   `snapshot`), which the leader applies to its tracker (`LearnerHandler.java:586-594`).
+//! * syncLimit: a follower that hears nothing from its leader for `syncLimit * tickTime` gives up
+//!   (its socket timeout, `Learner.java:468`) and goes looking; a leader that does not hear a
+//!   quorum (itself included) within that time stops leading (`Leader.java:465-495`, with
+//!   `LearnerHandler.synced`, `LearnerHandler.java:711`; the first `syncLimit` after an election
+//!   is a grace period standing in for `initLimit`). Either closes its client connections.
+//! * Writes: a follower forwards a write (and create/close session) to the leader; the leader
+//!   checks the session (`PrepRequestProcessor.java:325`, a failed check is an error transaction
+//!   answered like any other) and commits. Simplification: no PROPOSAL/ACK round trip — the leader
+//!   commits at once if a quorum of servers (itself included) is synced with it, then sends
+//!   COMMIT to each synced follower, which applies transactions in zxid order. Without a quorum
+//!   the request is dropped (the client resends it on its next connection).
+//! * A cut link between two servers is a stalled TCP connection: the world holds its packets in
+//!   order and delivers them when it heals; a packet of a connection one side has since closed
+//!   (another epoch, or a server that is no longer following the sender) is discarded.
+use super::server::{ClientLinks, ZkServerNode};
+use super::{DataTree, SessionId, ZkError, ZkOp};
+use crate::effects::{Outbox, Timer};
+use crate::event::EventKind;
+use crate::ids::NodeId;
+use crate::mark::Mark;
+use crate::message::{ConnectResult, Payload};
+use alloc::boxed::Box;
+use alloc::collections::BTreeSet;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+
+/// `FastLeaderElection.finalizeWait`.
+pub const FINALIZE_WAIT_MS: u64 = 200;
+/// `FastLeaderElection.maxNotificationInterval`.
+pub const MAX_NOTIFICATION_INTERVAL_MS: u64 = 60_000;
+
+/// A server's role.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The leader (a standalone server always leads).
+    Leading,
+    /// Following the leader.
+    Following(NodeId),
+    /// Looking for a leader: serves no client.
+    Looking,
+}
+
+/// Where a request came in: the server its client is connected to, the client, its xid.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Origin {
+    /// The server the client is connected to (it answers).
+    pub server: NodeId,
+    /// The client.
+    pub client: NodeId,
+    /// The client's request id.
+    pub xid: u64,
+}
+
+/// A transaction the leader commits.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(tag = "txn", rename_all = "snake_case")]
+pub enum Txn {
+    /// `createSession`.
+    CreateSession {
+        /// The client.
+        owner: NodeId,
+        /// Its timeout.
+        timeout_ms: u64,
+        /// When it was asked for.
+        now: u64,
+    },
+    /// `closeSession`, submitted by the expirer.
+    CloseSession {
+        /// The session.
+        session: SessionId,
+        /// The bucket it expired in.
+        bucket: u64,
+    },
+    /// A client write.
+    Op {
+        /// Its session.
+        session: SessionId,
+        /// The operation.
+        op: ZkOp,
+        /// Sent by a controller event.
+        controller: bool,
+        /// When the leader took it.
+        now: u64,
+    },
+    /// A request that failed the leader's checks (an error transaction).
+    Error {
+        /// Its session.
+        session: SessionId,
+        /// The operation.
+        op: ZkOp,
+        /// Why.
+        code: ZkError,
+    },
+    /// An operator's delete from `zookeeper-shell`.
+    AdminDelete {
+        /// The path.
+        path: String,
+    },
+}
+
+/// A packet between two servers.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(tag = "peer", rename_all = "snake_case")]
+pub enum PeerMsg {
+    /// A `FastLeaderElection` notification: who the sender votes for and what state it is in.
+    Vote {
+        /// Sender's epoch.
+        epoch: u64,
+        /// Sender's last zxid.
+        zxid: u64,
+        /// Its vote (the leader, when it follows or leads).
+        vote: NodeId,
+        /// Its state.
+        state: Role,
+        /// An answer to a notification (not to be answered).
+        reply: bool,
+    },
+    /// FOLLOWERINFO: a follower connects to its leader.
+    FollowerInfo {
+        /// Its last zxid.
+        zxid: u64,
+    },
+    /// SNAP + NEWLEADER: the leader's tree.
+    Snap {
+        /// The leader's epoch.
+        epoch: u64,
+        /// Its last zxid.
+        zxid: u64,
+        /// The tree (not serialized: traces show the packet, not the data).
+        #[serde(skip)]
+        tree: Option<Box<DataTree>>,
+    },
+    /// PING from the leader.
+    Ping {
+        /// Leader epoch.
+        epoch: u64,
+    },
+    /// A follower's PING reply with its touch table.
+    PingReply {
+        /// Leader epoch.
+        epoch: u64,
+        /// Sessions its clients touched since the last ping.
+        touches: Vec<SessionId>,
+    },
+    /// A request a follower forwards to the leader.
+    Forward {
+        /// Leader epoch.
+        epoch: u64,
+        /// Where it came in.
+        origin: Origin,
+        /// The transaction to commit.
+        txn: Txn,
+    },
+    /// COMMIT of a transaction (the model carries it whole: PROPOSAL and COMMIT in one packet).
+    Commit {
+        /// Leader epoch.
+        epoch: u64,
+        /// Its zxid.
+        zxid: u64,
+        /// The transaction.
+        txn: Txn,
+        /// Where it came in.
+        origin: Option<Origin>,
+    },
+    /// REVALIDATE: a client resumed its session on a follower.
+    Revalidate {
+        /// Leader epoch.
+        epoch: u64,
+        /// The session.
+        session: SessionId,
+        /// The client.
+        client: NodeId,
+    },
+    /// The leader's answer to REVALIDATE.
+    RevalidateReply {
+        /// Leader epoch.
+        epoch: u64,
+        /// The session.
+        session: SessionId,
+        /// The client.
+        client: NodeId,
+        /// The session is alive (and was touched).
+        valid: bool,
+    },
+}
+
+impl PeerMsg {
+    /// A short label for traces.
+    pub fn label(&self) -> String {
+        match self {
+            PeerMsg::Vote { zxid, vote, state, reply, .. } => format!(
+                "{} vote {vote} (zxid {zxid}, {})",
+                if *reply { "election reply:" } else { "election:" },
+                match state {
+                    Role::Leading => String::from("leading"),
+                    Role::Following(l) => format!("following {l}"),
+                    Role::Looking => String::from("looking"),
+                }
+            ),
+            PeerMsg::FollowerInfo { zxid } => format!("FOLLOWERINFO (zxid {zxid})"),
+            PeerMsg::Snap { zxid, .. } => format!("SNAP (zxid {zxid})"),
+            PeerMsg::Ping { .. } => String::from("PING"),
+            PeerMsg::PingReply { touches, .. } => format!("PING reply ({} session touch(es))", touches.len()),
+            PeerMsg::Forward { txn, .. } => format!("forward {}", txn_label(txn)),
+            PeerMsg::Commit { zxid, txn, .. } => format!("COMMIT zxid {zxid}: {}", txn_label(txn)),
+            PeerMsg::Revalidate { session, .. } => format!("REVALIDATE 0x{session:x}"),
+            PeerMsg::RevalidateReply { session, valid, .. } => {
+                format!("REVALIDATE 0x{session:x}: {}", if *valid { "valid" } else { "expired" })
+            }
+        }
+    }
+}
+
+fn txn_label(t: &Txn) -> String {
+    match t {
+        Txn::CreateSession { owner, .. } => format!("createSession for {owner}"),
+        Txn::CloseSession { session, .. } => format!("closeSession 0x{session:x}"),
+        Txn::Op { op, .. } | Txn::Error { op, .. } => op.describe(),
+        Txn::AdminDelete { path } => format!("delete {path}"),
+    }
+}
+
+impl ZkServerNode {
+    fn quorum(&self) -> usize {
+        (self.peers.len() + 1) / 2 + 1
+    }
+
+    fn sync_ms(&self) -> u64 {
+        self.sync_limit * self.tick_ms
+    }
+
+    /// Submits a transaction: a follower forwards it to its leader; the leader checks the session
+    /// and commits it if a quorum is synced with it.
+    pub(super) fn submit(&mut self, origin: Origin, txn: Txn, now: u64, links: &dyn ClientLinks, out: &mut Outbox) {
+        match self.role {
+            Role::Following(l) => {
+                let msg = PeerMsg::Forward { epoch: self.epoch, origin, txn };
+                out.send(l, Payload::ZkPeer { msg });
+            }
+            Role::Looking => {}
+            Role::Leading => {
+                let txn = match txn {
+                    Txn::Op { session, op, .. } if !self.tracker.check(session) => {
+                        Txn::Error { session, op, code: ZkError::SessionExpired }
+                    }
+                    Txn::Op { session, op, controller, .. } => Txn::Op { session, op, controller, now },
+                    other => other,
+                };
+                let synced = self.heard.len() + 1;
+                if synced < self.quorum() {
+                    out.log(
+                        EventKind::ZkRequest,
+                        format!(
+                            "{}: no quorum synced ({synced} of {}); {} not committed",
+                            self.id,
+                            self.peers.len() + 1,
+                            txn_label(&txn)
+                        ),
+                    );
+                    return;
+                }
+                let zxid = self.zxid + 1;
+                self.commit_local(zxid, &txn, Some(origin), links, out);
+                let followers: Vec<NodeId> = self.heard.keys().copied().collect();
+                for f in followers {
+                    let msg = PeerMsg::Commit { epoch: self.epoch, zxid, txn: txn.clone(), origin: Some(origin) };
+                    out.send(f, Payload::ZkPeer { msg });
+                }
+            }
+        }
+    }
+
+    fn commit_local(
+        &mut self,
+        zxid: u64,
+        txn: &Txn,
+        origin: Option<Origin>,
+        links: &dyn ClientLinks,
+        out: &mut Outbox,
+    ) {
+        match txn {
+            Txn::AdminDelete { path } => {
+                self.zxid = zxid;
+                self.apply_admin_delete(path, links, out);
+            }
+            Txn::Error { session, code, .. } => {
+                self.zxid = zxid;
+                if let Some(o) = origin.filter(|o| o.server == self.id) {
+                    out.headline(
+                        EventKind::ZkRequest,
+                        format!(
+                            "{}: {} from {} (session 0x{session:x}) → error {}",
+                            self.id,
+                            txn_label(txn),
+                            o.client,
+                            code.name()
+                        ),
+                    );
+                    let result = super::ZkResult::Error { code: *code };
+                    out.send(o.client, Payload::ZkResponse { session: *session, xid: o.xid, result });
+                }
+            }
+            _ => self.apply_txn(zxid, txn, origin, links, out),
+        }
+    }
+
+    /// A packet from another server.
+    pub(super) fn on_peer(&mut self, from: NodeId, msg: PeerMsg, now: u64, links: &dyn ClientLinks, out: &mut Outbox) {
+        let me = self.id;
+        out.headline(EventKind::ZkRequest, format!("{me} ← {from}: {}", msg.label()));
+        let leader_ok = |z: &ZkServerNode, epoch: u64| z.role == Role::Following(from) && z.epoch == epoch;
+        let follower_ok =
+            |z: &ZkServerNode, epoch: u64| z.role == Role::Leading && z.epoch == epoch && z.heard.contains_key(&from);
+        match msg {
+            PeerMsg::Vote { epoch, zxid, vote, state, reply } => {
+                if self.role == Role::Looking {
+                    self.votes.insert(from, (zxid, vote, state, epoch));
+                }
+                if !reply {
+                    let vote = match self.role {
+                        Role::Leading => me,
+                        Role::Following(l) => l,
+                        Role::Looking => me,
+                    };
+                    let msg = PeerMsg::Vote { epoch: self.epoch, zxid: self.zxid, vote, state: self.role, reply: true };
+                    out.send(from, Payload::ZkPeer { msg });
+                }
+            }
+            PeerMsg::FollowerInfo { .. } if self.role == Role::Leading => {
+                self.heard.insert(from, now);
+                let msg = PeerMsg::Snap { epoch: self.epoch, zxid: self.zxid, tree: Some(Box::new(self.tree.clone())) };
+                out.send(from, Payload::ZkPeer { msg });
+            }
+            PeerMsg::Snap { epoch, zxid, tree: Some(tree) } if self.role == Role::Following(from) => {
+                self.tree = *tree;
+                self.zxid = zxid;
+                self.epoch = epoch;
+                self.synced = true;
+                self.heard.insert(from, now);
+                out.log(EventKind::ZkSession, format!("{me}: following {from}, synced to zxid {zxid} (SNAP)"));
+            }
+            PeerMsg::Ping { epoch } if leader_ok(self, epoch) && self.synced => {
+                self.heard.insert(from, now);
+                let mut touches: BTreeSet<SessionId> = core::mem::take(&mut self.touched);
+                for (c, s) in &self.clients {
+                    if links.pinging(me, *c, *s) {
+                        touches.insert(*s);
+                    }
+                }
+                let msg = PeerMsg::PingReply { epoch, touches: touches.into_iter().collect() };
+                out.send(from, Payload::ZkPeer { msg });
+            }
+            PeerMsg::PingReply { epoch, touches } if follower_ok(self, epoch) => {
+                self.heard.insert(from, now);
+                for s in touches {
+                    self.touch(s, now, out);
+                }
+            }
+            PeerMsg::Forward { epoch, origin, txn } if follower_ok(self, epoch) => {
+                self.heard.insert(from, now);
+                self.submit(origin, txn, now, links, out);
+            }
+            PeerMsg::Commit { epoch, zxid, txn, origin } if leader_ok(self, epoch) && zxid == self.zxid + 1 => {
+                self.heard.insert(from, now);
+                self.commit_local(zxid, &txn, origin, links, out);
+            }
+            PeerMsg::Revalidate { epoch, session, client } if follower_ok(self, epoch) => {
+                let valid = self.tree.is_live(session) && self.touch(session, now, out);
+                let msg = PeerMsg::RevalidateReply { epoch, session, client, valid };
+                out.send(from, Payload::ZkPeer { msg });
+            }
+            PeerMsg::RevalidateReply { epoch, session, client, valid } if leader_ok(self, epoch) => {
+                if valid {
+                    out.log(EventKind::ZkSession, format!("{me}: session 0x{session:x} of {client} resumed here"));
+                    self.accept(client, session, out);
+                } else {
+                    out.send(client, Payload::ZkConnectResponse { result: ConnectResult::Expired });
+                }
+            }
+            other => {
+                out.headline(
+                    EventKind::Info,
+                    format!("{me} ← {from}: {} (of a closed or stale connection; discarded)", other.label()),
+                );
+            }
+        }
+    }
+
+    /// Every `tickTime / 2`: the leader pings its followers and checks that a quorum is synced;
+    /// a follower checks that it still hears its leader.
+    pub(super) fn on_tick(&mut self, now: u64, _links: &dyn ClientLinks, out: &mut Outbox) {
+        out.timer(self.tick_ms / 2, Timer::ZkTick);
+        let me = self.id;
+        let limit = self.sync_ms();
+        match self.role {
+            Role::Leading => {
+                out.headline(EventKind::Info, format!("{me}: leader tick (ping followers)"));
+                let stale: Vec<NodeId> =
+                    self.heard.iter().filter(|(_, t)| now.saturating_sub(**t) >= limit).map(|(f, _)| *f).collect();
+                for f in stale {
+                    self.heard.remove(&f);
+                    out.log(
+                        EventKind::ZkSession,
+                        format!("{me}: follower {f} not heard for {limit} ms; closing its connection"),
+                    );
+                }
+                let followers: Vec<NodeId> = self.heard.keys().copied().collect();
+                for f in followers {
+                    out.send(f, Payload::ZkPeer { msg: PeerMsg::Ping { epoch: self.epoch } });
+                }
+                if self.heard.len() + 1 < self.quorum() && now.saturating_sub(self.since) >= limit {
+                    self.drop_clients("Not sufficient followers synced; stops leading", out);
+                    self.start_election(now, out);
+                }
+            }
+            Role::Following(l) => {
+                out.headline(EventKind::Info, format!("{me}: follower tick"));
+                let last = self.heard.get(&l).copied().unwrap_or(self.since);
+                if now.saturating_sub(last) >= limit {
+                    self.drop_clients(
+                        &format!("no packet from leader {l} for {limit} ms (syncLimit); gives up on it"),
+                        out,
+                    );
+                    self.start_election(now, out);
+                } else if !self.synced {
+                    out.send(l, Payload::ZkPeer { msg: PeerMsg::FollowerInfo { zxid: self.zxid } });
+                }
+            }
+            Role::Looking => {
+                out.headline(EventKind::Info, format!("{me}: looking"));
+            }
+        }
+    }
+
+    /// Goes looking: votes for itself and tells every peer.
+    pub(super) fn start_election(&mut self, now: u64, out: &mut Outbox) {
+        self.role = Role::Looking;
+        self.heard.clear();
+        self.synced = false;
+        self.since = now;
+        self.tracker = super::SessionTracker::new(self.tick_ms);
+        self.buckets.clear();
+        self.not_timeout = FINALIZE_WAIT_MS;
+        self.broadcast_vote(out);
+    }
+
+    fn broadcast_vote(&mut self, out: &mut Outbox) {
+        self.votes.clear();
+        self.round += 1;
+        for p in self.peers.clone() {
+            let msg =
+                PeerMsg::Vote { epoch: self.epoch, zxid: self.zxid, vote: self.id, state: Role::Looking, reply: false };
+            out.send(p, Payload::ZkPeer { msg });
+        }
+        out.timer(self.not_timeout, Timer::ZkElection { round: self.round });
+    }
+
+    /// The election's wait is over: join a leader, lead, follow the best vote, or ask again.
+    pub(super) fn on_election_timer(&mut self, round: u64, now: u64, out: &mut Outbox) {
+        if round != self.round || self.role != Role::Looking {
+            return;
+        }
+        let me = self.id;
+        out.headline(EventKind::Info, format!("{me}: election round {round} ({} peer(s) heard)", self.votes.len()));
+        let leading = self.votes.iter().filter(|(_, v)| v.2 == Role::Leading).map(|(p, _)| *p).max();
+        if let Some(l) = leading {
+            self.follow(l, now, out);
+            return;
+        }
+        let looking: Vec<(u64, NodeId)> =
+            self.votes.iter().filter(|(_, v)| v.2 == Role::Looking).map(|(p, v)| (v.0, *p)).collect();
+        if looking.len() + 1 >= self.quorum() {
+            let best = looking.iter().copied().chain(core::iter::once((self.zxid, me))).max().map(|b| b.1);
+            if best == Some(me) {
+                let seen = self.votes.values().map(|v| v.3).max().unwrap_or(0);
+                self.epoch = self.epoch.max(seen) + 1;
+                self.role = Role::Leading;
+                self.since = now;
+                self.heard.clear();
+                self.start_tracker(now);
+                let buckets: BTreeSet<u64> =
+                    self.tree.sessions().filter_map(|s| self.tracker.expires_at(s.id)).collect();
+                for at in buckets {
+                    self.arm_bucket(at, now, out);
+                }
+                out.log(EventKind::LeaderChange, format!("{me}: LEADING (epoch {}, zxid {})", self.epoch, self.zxid));
+                out.mark(Mark::ZkLeaderElected { server: me, epoch: self.epoch, zxid: self.zxid });
+            } else if let Some(b) = best {
+                self.follow(b, now, out);
+            }
+            return;
+        }
+        self.not_timeout = (self.not_timeout * 2).min(MAX_NOTIFICATION_INTERVAL_MS);
+        self.broadcast_vote(out);
+    }
+
+    fn follow(&mut self, leader: NodeId, now: u64, out: &mut Outbox) {
+        self.role = Role::Following(leader);
+        self.since = now;
+        self.synced = false;
+        self.heard.clear();
+        self.heard.insert(leader, now);
+        out.log(EventKind::ZkSession, format!("{}: FOLLOWING {leader}", self.id));
+        out.send(leader, Payload::ZkPeer { msg: PeerMsg::FollowerInfo { zxid: self.zxid } });
+    }
+}
