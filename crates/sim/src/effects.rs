@@ -22,8 +22,14 @@ pub enum Timer {
         /// The bucket.
         at: u64,
     },
-    /// ZooKeeper server: every `tickTime / 2`, ping followers / check the leader.
-    ZkTick,
+    /// ZooKeeper server: `syncLimit * tickTime` after its link to `peer` stalled at `since`
+    /// (a follower's socket timeout on its leader; a leader's synced-quorum check).
+    ZkSyncLimit {
+        /// The peer.
+        peer: NodeId,
+        /// When the link stalled.
+        since: u64,
+    },
     /// ZooKeeper server: an election round's wait is over.
     ZkElection {
         /// The round.

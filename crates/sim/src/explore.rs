@@ -118,6 +118,7 @@ pub fn violates(base: &Scenario, schedule: &[ScriptEntry], opts: &Options) -> Op
 /// The base cluster with `schedule` as its script, ending `settle_ms` after the last fault.
 pub fn with_schedule(base: &Scenario, schedule: &[ScriptEntry], settle_ms: u64) -> Scenario {
     let mut s = base.clone();
+    s.pin_zookeeper();
     s.script = schedule.to_vec();
     s.captions.clear();
     s.end_ms = Some(schedule.iter().map(|e| e.at_ms).max().unwrap_or(0) + settle_ms);
@@ -193,7 +194,8 @@ const GRID_MS: [u64; 6] = [1_000, 7_200, 7_500, 14_000, 20_000, 40_000];
 
 impl Explorer {
     /// A search of `base`'s cluster (its script is ignored).
-    pub fn new(base: Scenario, opts: Options) -> Self {
+    pub fn new(mut base: Scenario, opts: Options) -> Self {
+        base.pin_zookeeper();
         let alphabet = alphabet(&base, opts.operator);
         let rng = Rng::new(opts.seed ^ 0xE7);
         Explorer { base, opts, rng, alphabet, tried: 0, next_index: 0, found: None, exhausted: false }

@@ -607,6 +607,21 @@ impl Scenario {
         })
     }
 
+    /// Writes the default ensemble into `cluster.zookeeper` when the script names `zk`, so the
+    /// same cluster keeps its one server `zk` after its script is replaced (the explorer).
+    pub fn pin_zookeeper(&mut self) {
+        let names_zk = self
+            .script
+            .iter()
+            .map(|e| &e.command)
+            .chain(self.after_steps.iter().map(|f| &f.command))
+            .any(|c| c.nodes().contains(&NodeId::ZK));
+        if self.cluster.zookeeper.is_none() && names_zk {
+            self.cluster.zookeeper =
+                Some(ZkSpec { servers: 1, tick_ms: d_tick(), sync_limit: d_sync(), connect: BTreeMap::new() });
+        }
+    }
+
     /// `cluster.zookeeper`, validated, or the default ensemble (see [`ZkSpec`]).
     fn ensemble(&self, brokers: &[BrokerId]) -> Result<ZkEnsemble, ScenarioError> {
         let names_zk = self

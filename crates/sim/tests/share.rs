@@ -105,7 +105,7 @@ fn exports_carry_the_trace() {
     assert!(log.contains(
         "ERROR b2 [Controller id=2] New leader and ISR for partition __consumer_offsets-3 is {\"leader\":-1"
     ));
-    assert!(log.starts_with("[2018-03-01 00:00:10,000]"));
+    assert!(log.starts_with("[2018-03-01 00:00:09,000]"));
     let m = mermaid(&events, 10_000);
     assert!(m.starts_with("sequenceDiagram\n"));
     assert!(m.contains("participant b1") && m.contains("participant zk"));

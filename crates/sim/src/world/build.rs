@@ -77,23 +77,9 @@ impl World {
             last_node: None,
             stalled: Vec::new(),
         };
-        let starts: Vec<(NodeId, crate::effects::Outbox)> = w
-            .plane
-            .zk_servers()
-            .into_iter()
-            .flat_map(|m| m.values())
-            .map(|z| {
-                let mut out = crate::effects::Outbox::default();
-                z.start(&mut out);
-                (z.id(), out)
-            })
-            .collect();
-        for (id, out) in starts {
-            for e in out.effects {
-                if let crate::effects::Effect::Timer { after_ms, timer } = e {
-                    w.queue.push(after_ms, Item::Timer { node: id, incarnation: 0, timer });
-                }
-            }
+        if w.plane.kraft().is_none() {
+            let mut log = super::StepLog::new(NodeId::ZK, crate::event::EventKind::Info, alloc::string::String::new());
+            w.sync_zk_relay(&mut log);
         }
         w.alerts = w.compute_alerts();
         Ok(w)

@@ -1,7 +1,8 @@
 //! Faults applied to the world: network cuts and heals (per direction), latency, crashes and
 //! restarts, a consumer restart, an operator deleting `/controller`. A fault changes the network
-//! or a process, then tells the nodes what they would observe of it — the ZooKeeper server that a
-//! client went silent or is heard again, a broker that its ZooKeeper link is back, a controller
+//! or a process, then tells the nodes what they would observe of it — a ZooKeeper server that its
+//! link to another server stalled or healed (a client going silent reaches the leader by the implicit
+//! ping relay after the step), a broker that its ZooKeeper link is back, a controller
 //! that a broker link healed — and routes what they do. In `kraft` mode a fault naming ZooKeeper
 //! applies to every voter link of the other end.
 use super::{StepLog, World};
@@ -183,7 +184,6 @@ impl World {
     }
 
     pub(super) fn crash(&mut self, b: BrokerId, log: &mut StepLog) {
-        let session = self.brokers[&b].zk.session;
         {
             let br = self.broker_mut(b);
             br.alive = false;
@@ -192,11 +192,6 @@ impl World {
             EventKind::Process,
             format!("[KafkaServer id={b}] process killed; its ZooKeeper session lives until it times out"),
         ));
-        if let Some(s) = session {
-            let n = NodeId::Broker(b);
-            let z = self.zk_server_of(b);
-            self.with_zk(z, log, |zk, now, _, out| zk.on_client_link(n, s, ClientLink::Silent, now, out));
-        }
         self.broker_mut(b).isr_check_pending = false;
     }
 
@@ -209,20 +204,13 @@ impl World {
         let after_zk = self.zk_views();
         let ids: Vec<BrokerId> = self.brokers.keys().copied().collect();
         for b in ids {
-            let (up0, both0) = before_zk[&b];
-            let (up1, both1) = after_zk[&b];
+            let (_, both0) = before_zk[&b];
+            let (_, both1) = after_zk[&b];
             let br = &self.brokers[&b];
             if !br.alive {
                 continue;
             }
-            let session = br.zk.session;
             let gen = br.zk.conn_gen;
-            if let (Some(s), true) = (session, up0 != up1) {
-                let change = if up1 { ClientLink::Heard } else { ClientLink::Silent };
-                let n = NodeId::Broker(b);
-                let z = self.zk_server_of(b);
-                self.with_zk(z, log, |zk, now, _, out| zk.on_client_link(n, s, change, now, out));
-            }
             if both0 && !both1 {
                 let t = self.cfg.read_timeout_ms();
                 self.schedule_timer(NodeId::Broker(b), t, Timer::ZkReadTimeout { gen });
@@ -235,7 +223,21 @@ impl World {
                 if let (ConnState::Connected, Some(s)) = (br.zk.state, br.zk.session) {
                     let n = NodeId::Broker(b);
                     let z = br.zk.server();
-                    self.with_zk(z, log, |zk, now, _, out| zk.on_client_link(n, s, ClientLink::Healed, now, out));
+                    self.with_zk(z, log, |zk, _, _, out| zk.on_client_link(n, s, ClientLink::Healed, out));
+                }
+            }
+        }
+        // Servers learn that a quorum connection stalled or came back.
+        let servers: Vec<NodeId> = self.zk_servers().map(|z| z.id()).collect();
+        let after_links = self.dir_states();
+        let both = |m: &BTreeMap<(NodeId, NodeId), bool>, a: NodeId, b: NodeId| {
+            m.get(&(a, b)).copied().unwrap_or(true) && m.get(&(b, a)).copied().unwrap_or(true)
+        };
+        for &a in &servers {
+            for &p in &servers {
+                let (up0, up1) = (both(before, a, p), both(&after_links, a, p));
+                if a != p && up0 != up1 {
+                    self.with_zk(a, log, |zk, now, _, out| zk.on_peer_link(p, up1, now, out));
                 }
             }
         }

@@ -680,6 +680,7 @@ impl World {
         if self.plane.kraft().is_some() {
             return;
         }
+        self.sync_zk_relay(log);
         let ids: Vec<BrokerId> = self.brokers.keys().copied().collect();
         for b in ids {
             let due = self.brokers[&b].isr_check_due(&|tp, r| self.in_sync(b, tp, r), &self.cfg);
@@ -688,6 +689,24 @@ impl World {
                 self.broker_mut(b).schedule_isr_check(wait, &mut out);
                 self.route(NodeId::Broker(b), out, log);
             }
+        }
+    }
+
+    /// The implicit PING round: each leader learns which sessions' touches reach it now
+    /// ([`crate::zookeeper::relayed_touches`]); only a change runs its handler.
+    pub(crate) fn sync_zk_relay(&mut self, log: &mut StepLog) {
+        let relays = match self.plane.zk_servers() {
+            Some(servers) => {
+                let links = ZkLinks { net: &self.net, brokers: &self.brokers };
+                crate::zookeeper::relayed_touches(servers, &links)
+                    .into_iter()
+                    .filter(|(l, t)| servers[l].touches_changed(t))
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        for (leader, touched) in relays {
+            self.with_zk(leader, log, |zk, now, _, out| zk.on_touches(&touched, now, out));
         }
     }
 }
@@ -701,6 +720,10 @@ struct ZkLinks<'a> {
 impl ClientLinks for ZkLinks<'_> {
     fn reachable(&self, server: NodeId, client: NodeId) -> bool {
         self.net.both_up(client, server)
+    }
+
+    fn peers_up(&self, a: NodeId, b: NodeId) -> bool {
+        self.net.both_up(a, b)
     }
 
     fn pinging(&self, server: NodeId, client: NodeId, session: SessionId) -> bool {

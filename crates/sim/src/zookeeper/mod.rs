@@ -9,7 +9,7 @@ pub mod quorum;
 pub mod server;
 pub mod session_tracker;
 
-pub use quorum::{Origin, PeerMsg, Role, Txn};
+pub use quorum::{relayed_touches, Origin, PeerMsg, Role, Txn};
 pub use server::{ClientLink, ClientLinks, ZkServerNode};
 pub use session_tracker::SessionTracker;
 

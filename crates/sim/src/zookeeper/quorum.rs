@@ -11,14 +11,27 @@
 //!   joins it. Simplification: no vote-of-votes counting beyond that.
 //! * Sync: a follower connects with its zxid (FOLLOWERINFO) and always takes the leader's tree
 //!   (SNAP), which also covers a follower that rejoins after its connection was closed.
-//! * Pings: the leader pings every follower every `tickTime / 2` (`Leader.java:465`); a follower
-//!   answers with its touch table (`Learner.java:538` `ping`, `LearnerSessionTracker.java:70`
-//!   `snapshot`), which the leader applies to its tracker (`LearnerHandler.java:586-594`).
-//! * syncLimit: a follower that hears nothing from its leader for `syncLimit * tickTime` gives up
-//!   (its socket timeout, `Learner.java:468`) and goes looking; a leader that does not hear a
-//!   quorum (itself included) within that time stops leading (`Leader.java:465-495`, with
-//!   `LearnerHandler.synced`, `LearnerHandler.java:711`; the first `syncLimit` after an election
-//!   is a grace period standing in for `initLimit`). Either closes its client connections.
+//! * Pings are implicit, like a client's (no PING packet, no periodic timer: an idle ensemble
+//!   schedules nothing). The leader pings every follower every `tickTime / 2`
+//!   (`release-3.4.10 Leader.java:465`); a follower answers with its touch table
+//!   (`Learner.java:538` `ping`, `LearnerSessionTracker.java:70` `snapshot`), which the leader
+//!   applies to its tracker (`LearnerHandler.java:586-594`). The model derives that relay:
+//!   after every step the world hands each leader [`relayed_touches`] — the sessions whose client
+//!   is heard by its server (the leader itself, or a synced follower of the same epoch whose link
+//!   to the leader works both ways) — and the leader's [`ZkServerNode::on_touches`] notes when a
+//!   session stops being touched. A session relayed by a follower was last touched at the last
+//!   ping instant (`since + k * tickTime / 2`) before that; one heard by the leader itself, at
+//!   that moment. A session touched again (a stalled follower link healed: its queued ping
+//!   replies arrive) is touched then. Only a session that stops being touched gets an expirer
+//!   timer.
+//! * syncLimit: a follower whose link to its leader stalls gives up `syncLimit * tickTime` later
+//!   if the link is still down (its socket timeout, `Learner.java:468`) and goes looking; a
+//!   leader whose link to a follower stalls drops that follower then, and stops leading if it no
+//!   longer has a quorum synced (itself included) (`Leader.java:465-495`, with
+//!   `LearnerHandler.synced`, `LearnerHandler.java:711`). The timer is armed when the link changes
+//!   ([`ZkServerNode::on_peer_link`]). Either closes its client connections. A server that stops
+//!   leading or following tells its peers by its next vote (`state: looking`); a peer still
+//!   connected to it takes that as its connection closing.
 //! * Writes: a follower forwards a write (and create/close session) to the leader; the leader
 //!   checks the session (`PrepRequestProcessor.java:325`, a failed check is an error transaction
 //!   answered like any other) and commits. Simplification: no PROPOSAL/ACK round trip — the leader
@@ -36,7 +49,7 @@ use crate::ids::NodeId;
 use crate::mark::Mark;
 use crate::message::{ConnectResult, Payload};
 use alloc::boxed::Box;
-use alloc::collections::BTreeSet;
+use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -149,18 +162,6 @@ pub enum PeerMsg {
         #[serde(skip)]
         tree: Option<Box<DataTree>>,
     },
-    /// PING from the leader.
-    Ping {
-        /// Leader epoch.
-        epoch: u64,
-    },
-    /// A follower's PING reply with its touch table.
-    PingReply {
-        /// Leader epoch.
-        epoch: u64,
-        /// Sessions its clients touched since the last ping.
-        touches: Vec<SessionId>,
-    },
     /// A request a follower forwards to the leader.
     Forward {
         /// Leader epoch.
@@ -218,8 +219,6 @@ impl PeerMsg {
             ),
             PeerMsg::FollowerInfo { zxid } => format!("FOLLOWERINFO (zxid {zxid})"),
             PeerMsg::Snap { zxid, .. } => format!("SNAP (zxid {zxid})"),
-            PeerMsg::Ping { .. } => String::from("PING"),
-            PeerMsg::PingReply { touches, .. } => format!("PING reply ({} session touch(es))", touches.len()),
             PeerMsg::Forward { txn, .. } => format!("forward {}", txn_label(txn)),
             PeerMsg::Commit { zxid, txn, .. } => format!("COMMIT zxid {zxid}: {}", txn_label(txn)),
             PeerMsg::Revalidate { session, .. } => format!("REVALIDATE 0x{session:x}"),
@@ -241,7 +240,8 @@ fn txn_label(t: &Txn) -> String {
 
 impl ZkServerNode {
     fn quorum(&self) -> usize {
-        (self.peers.len() + 1) / 2 + 1
+        let servers = self.peers.len() + 1;
+        servers / 2 + 1
     }
 
     fn sync_ms(&self) -> u64 {
@@ -332,6 +332,14 @@ impl ZkServerNode {
             |z: &ZkServerNode, epoch: u64| z.role == Role::Leading && z.epoch == epoch && z.heard.contains_key(&from);
         match msg {
             PeerMsg::Vote { epoch, zxid, vote, state, reply } => {
+                if state == Role::Looking && self.role == Role::Following(from) {
+                    // The leader stopped leading: its connection to us closed.
+                    self.drop_clients(&format!("leader {from} stopped leading (its connection closed)"), out);
+                    self.start_election(now, out);
+                } else if state == Role::Looking && self.role == Role::Leading && self.heard.remove(&from).is_some() {
+                    out.log(EventKind::ZkSession, format!("{me}: follower {from} closed its connection (looking)"));
+                    self.check_quorum(now, out);
+                }
                 if self.role == Role::Looking {
                     self.votes.insert(from, (zxid, vote, state, epoch));
                 }
@@ -358,33 +366,14 @@ impl ZkServerNode {
                 self.heard.insert(from, now);
                 out.log(EventKind::ZkSession, format!("{me}: following {from}, synced to zxid {zxid} (SNAP)"));
             }
-            PeerMsg::Ping { epoch } if leader_ok(self, epoch) && self.synced => {
-                self.heard.insert(from, now);
-                let mut touches: BTreeSet<SessionId> = core::mem::take(&mut self.touched);
-                for (c, s) in &self.clients {
-                    if links.pinging(me, *c, *s) {
-                        touches.insert(*s);
-                    }
-                }
-                let msg = PeerMsg::PingReply { epoch, touches: touches.into_iter().collect() };
-                out.send(from, Payload::ZkPeer { msg });
-            }
-            PeerMsg::PingReply { epoch, touches } if follower_ok(self, epoch) => {
-                self.heard.insert(from, now);
-                for s in touches {
-                    self.touch(s, now, out);
-                }
-            }
             PeerMsg::Forward { epoch, origin, txn } if follower_ok(self, epoch) => {
-                self.heard.insert(from, now);
                 self.submit(origin, txn, now, links, out);
             }
             PeerMsg::Commit { epoch, zxid, txn, origin } if leader_ok(self, epoch) && zxid == self.zxid + 1 => {
-                self.heard.insert(from, now);
                 self.commit_local(zxid, &txn, origin, links, out);
             }
             PeerMsg::Revalidate { epoch, session, client } if follower_ok(self, epoch) => {
-                let valid = self.tree.is_live(session) && self.touch(session, now, out);
+                let valid = self.tree.is_live(session) && self.touch(session, now);
                 let msg = PeerMsg::RevalidateReply { epoch, session, client, valid };
                 out.send(from, Payload::ZkPeer { msg });
             }
@@ -405,50 +394,108 @@ impl ZkServerNode {
         }
     }
 
-    /// Every `tickTime / 2`: the leader pings its followers and checks that a quorum is synced;
-    /// a follower checks that it still hears its leader.
-    pub(super) fn on_tick(&mut self, now: u64, _links: &dyn ClientLinks, out: &mut Outbox) {
-        out.timer(self.tick_ms / 2, Timer::ZkTick);
+    /// A leader that no longer has a quorum synced (itself included) stops leading
+    /// (`Leader.java:465-495`) and closes its clients.
+    fn check_quorum(&mut self, now: u64, out: &mut Outbox) {
+        if self.role == Role::Leading && self.heard.len() + 1 < self.quorum() {
+            self.drop_clients("Not sufficient followers synced; stops leading", out);
+            self.start_election(now, out);
+        }
+    }
+
+    /// The world tells the server that its link to `peer` (both ways) went down or came back.
+    /// A stalled link arms the `syncLimit` timer; a link back to a looking server sends its vote
+    /// again (a new connection carries a notification, `QuorumCnxManager`).
+    pub fn on_peer_link(&mut self, peer: NodeId, up: bool, now: u64, out: &mut Outbox) {
+        if up {
+            self.stalled.remove(&peer);
+            if self.role == Role::Looking {
+                self.not_timeout = FINALIZE_WAIT_MS;
+                self.broadcast_vote(out);
+            }
+            return;
+        }
+        let watched = match self.role {
+            Role::Following(l) => l == peer,
+            Role::Leading => self.heard.contains_key(&peer),
+            Role::Looking => false,
+        };
+        if watched {
+            self.stalled.insert(peer, now);
+            out.timer(self.sync_ms(), Timer::ZkSyncLimit { peer, since: now });
+        }
+    }
+
+    /// `syncLimit * tickTime` after the link to `peer` stalled at `since`: if it is still stalled,
+    /// a follower gives up on its leader, a leader drops the follower (and maybe its leadership).
+    pub(super) fn on_sync_limit(&mut self, peer: NodeId, since: u64, now: u64, out: &mut Outbox) {
+        if self.stalled.get(&peer) != Some(&since) {
+            return;
+        }
+        self.stalled.remove(&peer);
         let me = self.id;
         let limit = self.sync_ms();
         match self.role {
-            Role::Leading => {
-                out.headline(EventKind::Info, format!("{me}: leader tick (ping followers)"));
-                let stale: Vec<NodeId> =
-                    self.heard.iter().filter(|(_, t)| now.saturating_sub(**t) >= limit).map(|(f, _)| *f).collect();
-                for f in stale {
-                    self.heard.remove(&f);
-                    out.log(
-                        EventKind::ZkSession,
-                        format!("{me}: follower {f} not heard for {limit} ms; closing its connection"),
-                    );
-                }
-                let followers: Vec<NodeId> = self.heard.keys().copied().collect();
-                for f in followers {
-                    out.send(f, Payload::ZkPeer { msg: PeerMsg::Ping { epoch: self.epoch } });
-                }
-                if self.heard.len() + 1 < self.quorum() && now.saturating_sub(self.since) >= limit {
-                    self.drop_clients("Not sufficient followers synced; stops leading", out);
-                    self.start_election(now, out);
-                }
+            Role::Following(l) if l == peer => {
+                out.headline(
+                    EventKind::ZkSession,
+                    format!("{me}: no packet from leader {l} for {limit} ms (syncLimit)"),
+                );
+                self.drop_clients(&format!("gives up on leader {l}"), out);
+                self.start_election(now, out);
             }
-            Role::Following(l) => {
-                out.headline(EventKind::Info, format!("{me}: follower tick"));
-                let last = self.heard.get(&l).copied().unwrap_or(self.since);
-                if now.saturating_sub(last) >= limit {
-                    self.drop_clients(
-                        &format!("no packet from leader {l} for {limit} ms (syncLimit); gives up on it"),
-                        out,
-                    );
-                    self.start_election(now, out);
-                } else if !self.synced {
-                    out.send(l, Payload::ZkPeer { msg: PeerMsg::FollowerInfo { zxid: self.zxid } });
-                }
+            Role::Leading if self.heard.remove(&peer).is_some() => {
+                out.headline(
+                    EventKind::ZkSession,
+                    format!("{me}: follower {peer} not heard for {limit} ms (syncLimit); closing its connection"),
+                );
+                self.check_quorum(now, out);
             }
-            Role::Looking => {
-                out.headline(EventKind::Info, format!("{me}: looking"));
+            _ => {}
+        }
+    }
+
+    /// The implicit PING round (see the module docs): the sessions whose touches reach this
+    /// leader now, each with the server that hears its client. Sessions that stop being touched
+    /// are touched at their last relayed instant and get an expirer timer at their bucket;
+    /// sessions touched again are touched now. Emits only timers.
+    pub fn on_touches(&mut self, touched: &BTreeMap<SessionId, NodeId>, now: u64, out: &mut Outbox) {
+        if self.role != Role::Leading {
+            return;
+        }
+        let half = (self.tick_ms / 2).max(1);
+        let tracked: Vec<SessionId> = self.tracker.live().collect();
+        for s in tracked {
+            let was = self.relay.get(&s).copied();
+            match (touched.get(&s), was) {
+                (Some(by), Some(Some(prev))) if *by == prev => {}
+                (Some(by), _) => {
+                    self.tracker.touch(s, now);
+                    self.relay.insert(s, Some(*by));
+                }
+                (None, Some(None)) => {}
+                (None, was) => {
+                    if let Some(Some(by)) = was {
+                        let last = if by == self.id { now } else { now - (now.saturating_sub(self.since) % half) };
+                        self.tracker.touch(s, last);
+                    }
+                    self.relay.insert(s, None);
+                    if let Some(at) = self.tracker.expires_at(s) {
+                        self.arm_bucket(at, now, out);
+                    }
+                }
             }
         }
+    }
+
+    /// Whether [`ZkServerNode::on_touches`] would change anything (so the world can skip it).
+    pub fn touches_changed(&self, touched: &BTreeMap<SessionId, NodeId>) -> bool {
+        self.role == Role::Leading
+            && self.tracker.live().any(|s| match (touched.get(&s), self.relay.get(&s)) {
+                (Some(by), Some(Some(prev))) => by != prev,
+                (None, Some(None)) => false,
+                _ => true,
+            })
     }
 
     /// Goes looking: votes for itself and tells every peer.
@@ -459,6 +506,8 @@ impl ZkServerNode {
         self.since = now;
         self.tracker = super::SessionTracker::new(self.tick_ms);
         self.buckets.clear();
+        self.relay.clear();
+        self.stalled.clear();
         self.not_timeout = FINALIZE_WAIT_MS;
         self.broadcast_vote(out);
     }
@@ -497,11 +546,6 @@ impl ZkServerNode {
                 self.since = now;
                 self.heard.clear();
                 self.start_tracker(now);
-                let buckets: BTreeSet<u64> =
-                    self.tree.sessions().filter_map(|s| self.tracker.expires_at(s.id)).collect();
-                for at in buckets {
-                    self.arm_bucket(at, now, out);
-                }
                 out.log(EventKind::LeaderChange, format!("{me}: LEADING (epoch {}, zxid {})", self.epoch, self.zxid));
                 out.mark(Mark::ZkLeaderElected { server: me, epoch: self.epoch, zxid: self.zxid });
             } else if let Some(b) = best {
@@ -519,7 +563,39 @@ impl ZkServerNode {
         self.synced = false;
         self.heard.clear();
         self.heard.insert(leader, now);
+        self.stalled.clear();
         out.log(EventKind::ZkSession, format!("{}: FOLLOWING {leader}", self.id));
         out.send(leader, Payload::ZkPeer { msg: PeerMsg::FollowerInfo { zxid: self.zxid } });
     }
+}
+
+/// The implicit PING round of every leader among `servers`: for each leader, the sessions whose
+/// client is heard now by the leader itself or by a synced follower of its epoch whose link to it
+/// works both ways, with that server.
+pub fn relayed_touches(
+    servers: &BTreeMap<NodeId, ZkServerNode>,
+    links: &dyn ClientLinks,
+) -> Vec<(NodeId, BTreeMap<SessionId, NodeId>)> {
+    let mut all = Vec::new();
+    for l in servers.values().filter(|z| z.role == Role::Leading) {
+        let mut touched = BTreeMap::new();
+        for f in servers.values() {
+            let relays = f.id == l.id
+                || (f.role == Role::Following(l.id)
+                    && f.synced
+                    && f.epoch == l.epoch
+                    && l.heard.contains_key(&f.id)
+                    && links.peers_up(f.id, l.id));
+            if !relays {
+                continue;
+            }
+            for (c, s) in &f.clients {
+                if links.pinging(f.id, *c, *s) {
+                    touched.insert(*s, f.id);
+                }
+            }
+        }
+        all.push((l.id, touched));
+    }
+    all
 }

@@ -11,7 +11,8 @@
 //! * requests — a client's packet touches its session on the server it is connected to
 //!   (`ZooKeeperServer.java:741` `submitRequest` → `touch`); on a follower the touch goes in the
 //!   `LearnerSessionTracker` touch table (`LearnerSessionTracker.java:36,65`) and reaches the
-//!   leader only in the reply to the leader's PING (`Learner.java:538`, `LearnerHandler.java:586-594`);
+//!   leader only in the reply to the leader's PING (`Learner.java:538`, `LearnerHandler.java:586-594`),
+//!   which the model makes implicit ([`super::quorum::relayed_touches`], [`ZkServerNode::on_touches`]);
 //!   a request forwarded to the leader carries no connection and does not touch the session there,
 //!   it only passes `checkSession` (`PrepRequestProcessor.java:325`, `SessionTrackerImpl.java:260`);
 //! * each server applies committed transactions to its replica in zxid order and fires the watches
@@ -23,12 +24,15 @@
 //!   the expired client is connected to closes its connection (`FinalRequestProcessor.java:124-133`).
 //!
 //! The standalone server `zk` is a leader of a one-server ensemble: no forwarding, no pings, and
-//! the same bucketed expiry (standalone 3.4 also uses `SessionTrackerImpl`).
+//! the same bucketed expiry (standalone 3.4 also uses `SessionTrackerImpl`,
+//! `ZooKeeperServer.java:440` `createSessionTracker`): its clients' touches are direct, so a session
+//! last heard at `t` expires at `roundToInterval(t + timeout)`.
 //!
 //! Simplifications: watches live on the server a client set them on; a client that moves to
 //! another server does not re-register them (`SetWatches`), so a notification fired on its old
 //! server is held there. A client "pinging" a server is read from [`ClientLinks`] at the moment
-//! the server looks (a live, connected client is heard continuously).
+//! the server looks (a live, connected client is heard continuously). Expirer timers exist only
+//! for sessions that stopped being touched, so an idle ensemble schedules nothing.
 use super::quorum::{Origin, PeerMsg, Role, Txn};
 use super::session_tracker::SessionTracker;
 use super::{result_summary, DataTree, MultiOp, SessionId, WatchEvent, ZData, ZkOp, ZkResult};
@@ -51,15 +55,14 @@ pub trait ClientLinks {
     /// pings every third of its timeout; the model treats a live, connected client as heard
     /// continuously.)
     fn pinging(&self, server: NodeId, client: NodeId, session: SessionId) -> bool;
+    /// Does the link between two servers work both ways now (their quorum connection is not
+    /// stalled)?
+    fn peers_up(&self, a: NodeId, b: NodeId) -> bool;
 }
 
 /// A change in what the server hears of a client's connection.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum ClientLink {
-    /// The server stops hearing from the client: the session was last heard now.
-    Silent,
-    /// The client's packets reach the server again: it is heard now.
-    Heard,
     /// The connection works both ways again and the client kept it: notifications held for the
     /// session go out on it, in order.
     Healed,
@@ -88,14 +91,18 @@ pub struct ZkServerNode {
     pub(super) tracker: SessionTracker,
     /// Bucket times the expirer has a timer for.
     pub(super) buckets: BTreeSet<u64>,
-    /// A follower's touch table: sessions touched since the last PING.
-    pub(super) touched: BTreeSet<SessionId>,
+    /// Leader: each tracked session's implicit relay — `Some(server)` while its client is heard
+    /// by `server` and that reaches the leader, `None` once it stopped (an expirer timer is armed).
+    pub(super) relay: BTreeMap<SessionId, Option<NodeId>>,
+    /// Peers whose link to this server stalled, and since when (a follower's entry for its
+    /// leader is its `relay_stalled_since`); cleared when the link heals.
+    pub(super) stalled: BTreeMap<NodeId, u64>,
     /// Clients connected to this server, with their session.
     pub(super) clients: BTreeMap<NodeId, SessionId>,
     /// Notifications that could not reach their session's client, by session, in order.
     held: BTreeMap<SessionId, Vec<WatchEvent>>,
-    /// Leader: followers synced with it and when each last answered; follower: the leader, when
-    /// it was last heard.
+    /// Leader: followers synced with it (their connection is open), with when they joined;
+    /// follower: its leader.
     pub(super) heard: BTreeMap<NodeId, u64>,
     /// When the current role began.
     pub(super) since: u64,
@@ -153,7 +160,8 @@ impl ZkServerNode {
             zxid: 0,
             tracker: SessionTracker::new(tick_ms),
             buckets: BTreeSet::new(),
-            touched: BTreeSet::new(),
+            relay: BTreeMap::new(),
+            stalled: BTreeMap::new(),
             clients: BTreeMap::new(),
             held: BTreeMap::new(),
             heard: BTreeMap::new(),
@@ -220,17 +228,11 @@ impl ZkServerNode {
         self.clients.insert(client, session);
     }
 
-    /// The timers a freshly built server needs: its quorum tick, in an ensemble.
-    pub fn start(&self, out: &mut Outbox) {
-        if !self.peers.is_empty() {
-            out.timer(self.tick_ms / 2, Timer::ZkTick);
-        }
-    }
-
     /// A new leader's `SessionTracker` starts with every live session touched now.
     pub(super) fn start_tracker(&mut self, now: u64) {
         self.tracker = SessionTracker::new(self.tick_ms);
         self.buckets.clear();
+        self.relay.clear();
         let live: Vec<(SessionId, u64)> =
             self.tree.sessions().filter(|s| !s.expired).map(|s| (s.id, s.timeout_ms)).collect();
         for (id, timeout) in live {
@@ -239,20 +241,13 @@ impl ZkServerNode {
     }
 
     /// Touches `session` on this server at `now` because its client was heard: the leader
-    /// touches its tracker (and arms the bucket's timer), a follower notes it in its touch table.
-    pub(super) fn touch(&mut self, session: SessionId, now: u64, out: &mut Outbox) -> bool {
+    /// touches its tracker; on a follower the touch reaches the leader by the implicit ping relay
+    /// ([`super::quorum::relayed_touches`]). False if the leader knows the session no more or it
+    /// is closing, or the server is looking.
+    pub(super) fn touch(&mut self, session: SessionId, now: u64) -> bool {
         match self.role {
-            Role::Leading => match self.tracker.touch(session, now) {
-                Some(at) => {
-                    self.arm_bucket(at, now, out);
-                    true
-                }
-                None => false,
-            },
-            Role::Following(_) => {
-                self.touched.insert(session);
-                true
-            }
+            Role::Leading => self.tracker.touch(session, now).is_some(),
+            Role::Following(_) => true,
             Role::Looking => false,
         }
     }
@@ -297,7 +292,7 @@ impl ZkServerNode {
             }
             (Role::Leading, Some(s)) => {
                 // reopenSession → revalidateSession: touch it (ZooKeeperServer.java:631).
-                if self.tree.is_live(s) && self.touch(s, now, out) {
+                if self.tree.is_live(s) && self.touch(s, now) {
                     out.headline(EventKind::ZkRequest, format!("{me}: session 0x{s:x} of {from} reconnected"));
                     self.accept(from, s, out);
                 } else {
@@ -356,7 +351,7 @@ impl ZkServerNode {
             out.send(from, Payload::ZkClosed);
             return;
         }
-        self.touch(session, now, out);
+        self.touch(session, now);
         if !op.is_write() {
             let (result, events) = self.tree.apply(session, &op, now);
             out.headline(
@@ -389,8 +384,7 @@ impl ZkServerNode {
             Txn::CreateSession { owner, timeout_ms, now } => {
                 let s = self.tree.open_session(*owner, *timeout_ms, *now);
                 if self.role == Role::Leading {
-                    let at = self.tracker.add(s, *timeout_ms, *now);
-                    self.arm_bucket(at, *now, out);
+                    self.tracker.add(s, *timeout_ms, *now);
                 }
                 if let Some(o) = mine {
                     out.headline(
@@ -489,15 +483,15 @@ impl ZkServerNode {
     pub fn on_timer(&mut self, timer: &Timer, now: u64, links: &dyn ClientLinks, out: &mut Outbox) {
         match *timer {
             Timer::ZkExpireBucket { at } => self.expire_bucket(at, now, links, out),
-            Timer::ZkTick => self.on_tick(now, links, out),
+            Timer::ZkSyncLimit { peer, since } => self.on_sync_limit(peer, since, now, out),
             Timer::ZkElection { round } => self.on_election_timer(round, now, out),
             _ => {}
         }
     }
 
     /// `SessionTrackerImpl.run` at bucket time `at`: every session still in that bucket is marked
-    /// closing and a `closeSession` transaction is submitted (`ZooKeeperServer.expire`). A client
-    /// connected to this leader and still pinging it was heard: its session moves on instead.
+    /// closing and a `closeSession` transaction is submitted (`ZooKeeperServer.expire`). A session
+    /// touched again since its timer was armed (its relay is live) was heard: it moves on instead.
     fn expire_bucket(&mut self, at: u64, now: u64, links: &dyn ClientLinks, out: &mut Outbox) {
         self.buckets.remove(&at);
         if self.role != Role::Leading {
@@ -510,9 +504,8 @@ impl ZkServerNode {
                 self.tracker.remove(s);
                 continue;
             };
-            let heard = self.clients.get(&sess.owner) == Some(&s) && links.pinging(me, sess.owner, s);
-            if heard {
-                self.touch(s, now, out);
+            if matches!(self.relay.get(&s), Some(Some(_))) {
+                self.touch(s, now);
                 continue;
             }
             self.tracker.set_closing(s);
@@ -529,7 +522,7 @@ impl ZkServerNode {
         let (deleted, events) = self.tree.expire(session);
         self.held.remove(&session);
         self.tracker.remove(session);
-        self.touched.remove(&session);
+        self.relay.remove(&session);
         out.headline(
             EventKind::SessionExpired,
             format!(
@@ -552,19 +545,11 @@ impl ZkServerNode {
     }
 
     /// A change in what the server hears of `client`'s connection, which carries `session`.
-    pub fn on_client_link(
-        &mut self,
-        client: NodeId,
-        session: SessionId,
-        change: ClientLink,
-        now: u64,
-        out: &mut Outbox,
-    ) {
-        match change {
-            ClientLink::Silent | ClientLink::Heard => {
-                self.touch(session, now, out);
-            }
-            ClientLink::Healed => self.release_held(session, client, out),
+    /// Silence and hearing again reach the leader's tracker by the implicit relay
+    /// ([`ZkServerNode::on_touches`]); a healed connection gets what was held for it.
+    pub fn on_client_link(&mut self, client: NodeId, session: SessionId, change: ClientLink, out: &mut Outbox) {
+        if change == ClientLink::Healed {
+            self.release_held(session, client, out);
         }
     }
 
@@ -626,7 +611,6 @@ impl ZkServerNode {
     pub(super) fn drop_clients(&mut self, why: &str, out: &mut Outbox) {
         let clients: Vec<NodeId> = self.clients.keys().copied().collect();
         self.clients.clear();
-        self.touched.clear();
         for c in &clients {
             out.send(*c, Payload::ZkClosed);
         }
@@ -663,6 +647,9 @@ mod tests {
         fn pinging(&self, _: NodeId, client: NodeId, session: SessionId) -> bool {
             !self.cut.contains(&client) && self.on.get(&client) == Some(&session)
         }
+        fn peers_up(&self, _: NodeId, _: NodeId) -> bool {
+            true
+        }
     }
 
     /// The server and the world around it.
@@ -680,7 +667,17 @@ mod tests {
         fn deliver(&mut self, from: NodeId, payload: Payload) -> Outbox {
             let mut out = Outbox::default();
             self.zk.on_message(from, payload, self.now, &self.links, &mut out);
+            self.relay(&mut out);
             out
+        }
+
+        /// What the world does after every step: the implicit ping relay.
+        fn relay(&mut self, out: &mut Outbox) {
+            let mut servers = BTreeMap::new();
+            servers.insert(self.zk.id(), self.zk.clone());
+            for (_, touched) in crate::zookeeper::relayed_touches(&servers, &self.links) {
+                self.zk.on_touches(&touched, self.now, out);
+            }
         }
 
         fn connect(&mut self, client: NodeId, session: Option<SessionId>) -> Outbox {
@@ -718,6 +715,7 @@ mod tests {
             self.now = at;
             let mut out = Outbox::default();
             self.zk.on_timer(&timer, self.now, &self.links, &mut out);
+            self.relay(&mut out);
             out
         }
 
@@ -726,8 +724,7 @@ mod tests {
             self.now = at;
             self.links.cut.insert(client);
             let mut out = Outbox::default();
-            let s = self.links.on[&client];
-            self.zk.on_client_link(client, s, ClientLink::Silent, self.now, &mut out);
+            self.relay(&mut out);
             out
         }
 
@@ -737,8 +734,8 @@ mod tests {
             self.links.cut.remove(&client);
             let mut out = Outbox::default();
             let s = self.links.on[&client];
-            self.zk.on_client_link(client, s, ClientLink::Heard, self.now, &mut out);
-            self.zk.on_client_link(client, s, ClientLink::Healed, self.now, &mut out);
+            self.zk.on_client_link(client, s, ClientLink::Healed, &mut out);
+            self.relay(&mut out);
             out
         }
     }
@@ -884,7 +881,7 @@ mod tests {
         p.request(B1, create("/controller", true), true);
         let a = p.links.on[&B1];
         p.cut(B1, 0);
-        p.links.cut.remove(&B1);
+        p.heal(B1, 100);
         let out = p.fire(8000, Timer::ZkExpireBucket { at: 8000 });
         assert!(p.zk.tree().is_live(a) && out.marks().is_empty());
         assert_eq!(p.zk.tracker().expires_at(a), Some(16_000));

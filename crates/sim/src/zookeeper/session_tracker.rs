@@ -74,6 +74,11 @@ impl SessionTracker {
         self.sessions.iter().filter(|(id, s)| s.1 <= at && !self.closing.contains(id)).map(|(id, _)| *id).collect()
     }
 
+    /// Tracked sessions that are not closing.
+    pub fn live(&self) -> impl Iterator<Item = SessionId> + '_ {
+        self.sessions.keys().copied().filter(|s| !self.closing.contains(s))
+    }
+
     /// `setSessionClosing`.
     pub fn set_closing(&mut self, id: SessionId) {
         self.closing.insert(id);
