@@ -35,9 +35,11 @@
 //! * Writes: a follower forwards a write (and create/close session) to the leader; the leader
 //!   checks the session (`PrepRequestProcessor.java:325`, a failed check is an error transaction
 //!   answered like any other) and commits. Simplification: no PROPOSAL/ACK round trip — the leader
-//!   commits at once if a quorum of servers (itself included) is synced with it, then sends
-//!   COMMIT to each synced follower, which applies transactions in zxid order. Without a quorum
-//!   the request is dropped (the client resends it on its next connection).
+//!   commits at once if a quorum of servers (itself included) is synced with it over connections
+//!   that are not stalled (those that would ACK now), then sends COMMIT to each synced follower,
+//!   which applies transactions in zxid order. Without such a quorum the request is dropped (the
+//!   real proposal would wait for ACKs; the client resends it on its next connection, and the
+//!   leader closes its clients once syncLimit passes), and the expirer waits a tick.
 //! * A cut link between two servers is a stalled TCP connection: the world holds its packets in
 //!   order and delivers them when it heals; a packet of a connection one side has since closed
 //!   (another epoch, or a server that is no longer following the sender) is discarded.
@@ -244,6 +246,17 @@ impl ZkServerNode {
         servers / 2 + 1
     }
 
+    /// Servers that would ACK a proposal now: the leader and each synced follower whose
+    /// connection is not stalled.
+    pub(super) fn acking(&self) -> usize {
+        self.heard.keys().filter(|f| !self.stalled.contains_key(f)).count() + 1
+    }
+
+    /// A quorum would ACK a proposal now.
+    pub(super) fn can_commit(&self) -> bool {
+        self.acking() >= self.quorum()
+    }
+
     fn sync_ms(&self) -> u64 {
         self.sync_limit * self.tick_ms
     }
@@ -265,7 +278,7 @@ impl ZkServerNode {
                     Txn::Op { session, op, controller, .. } => Txn::Op { session, op, controller, now },
                     other => other,
                 };
-                let synced = self.heard.len() + 1;
+                let synced = self.acking();
                 if synced < self.quorum() {
                     out.log(
                         EventKind::ZkRequest,
@@ -340,6 +353,12 @@ impl ZkServerNode {
                     out.log(EventKind::ZkSession, format!("{me}: follower {from} closed its connection (looking)"));
                     self.check_quorum(now, out);
                 }
+                if self.role == Role::Looking && state == Role::Leading && !reply {
+                    // A peer announces it leads (`FastLeaderElection` answers a looking server
+                    // with the established leader): join it now rather than at the next round.
+                    self.follow(from, now, out);
+                    return;
+                }
                 if self.role == Role::Looking {
                     self.votes.insert(from, (zxid, vote, state, epoch));
                 }
@@ -361,6 +380,7 @@ impl ZkServerNode {
             PeerMsg::Snap { epoch, zxid, tree: Some(tree) } if self.role == Role::Following(from) => {
                 self.tree = *tree;
                 self.zxid = zxid;
+                self.pending.retain(|z, _| *z > zxid);
                 self.epoch = epoch;
                 self.synced = true;
                 self.heard.insert(from, now);
@@ -369,8 +389,13 @@ impl ZkServerNode {
             PeerMsg::Forward { epoch, origin, txn } if follower_ok(self, epoch) => {
                 self.submit(origin, txn, now, links, out);
             }
-            PeerMsg::Commit { epoch, zxid, txn, origin } if leader_ok(self, epoch) && zxid == self.zxid + 1 => {
-                self.commit_local(zxid, &txn, origin, links, out);
+            PeerMsg::Commit { epoch, zxid, txn, origin } if leader_ok(self, epoch) && zxid > self.zxid => {
+                // The quorum connection is one TCP stream: a commit overtaken on the wire (link
+                // jitter) waits for the ones before it, and the follower applies in zxid order.
+                self.pending.insert(zxid, (txn, origin));
+                while let Some((txn, origin)) = self.pending.remove(&(self.zxid + 1)) {
+                    self.commit_local(self.zxid + 1, &txn, origin, links, out);
+                }
             }
             PeerMsg::Revalidate { epoch, session, client } if follower_ok(self, epoch) => {
                 let valid = self.tree.is_live(session) && self.touch(session, now);
@@ -508,6 +533,7 @@ impl ZkServerNode {
         self.buckets.clear();
         self.relay.clear();
         self.stalled.clear();
+        self.pending.clear();
         self.not_timeout = FINALIZE_WAIT_MS;
         self.broadcast_vote(out);
     }
@@ -548,6 +574,16 @@ impl ZkServerNode {
                 self.start_tracker(now);
                 out.log(EventKind::LeaderChange, format!("{me}: LEADING (epoch {}, zxid {})", self.epoch, self.zxid));
                 out.mark(Mark::ZkLeaderElected { server: me, epoch: self.epoch, zxid: self.zxid });
+                for p in self.peers.clone() {
+                    let msg = PeerMsg::Vote {
+                        epoch: self.epoch,
+                        zxid: self.zxid,
+                        vote: me,
+                        state: Role::Leading,
+                        reply: false,
+                    };
+                    out.send(p, Payload::ZkPeer { msg });
+                }
             } else if let Some(b) = best {
                 self.follow(b, now, out);
             }
@@ -598,4 +634,103 @@ pub fn relayed_touches(
         all.push((l.id, touched));
     }
     all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::zookeeper::ZData;
+    use alloc::vec;
+
+    const B1: NodeId = NodeId::Broker(1);
+    const ZK1: NodeId = NodeId::Zk(1);
+    const ZK2: NodeId = NodeId::Zk(2);
+    const ZK3: NodeId = NodeId::Zk(3);
+
+    struct Links;
+    impl ClientLinks for Links {
+        fn reachable(&self, _: NodeId, _: NodeId) -> bool {
+            true
+        }
+        fn pinging(&self, _: NodeId, _: NodeId, _: SessionId) -> bool {
+            false
+        }
+        fn peers_up(&self, _: NodeId, _: NodeId) -> bool {
+            true
+        }
+    }
+
+    /// zk3 leading zk1 and zk2 at time 0, with b1's session (6 s) open since 0: bucket 8 000.
+    fn leader() -> (ZkServerNode, SessionId) {
+        let mut tree = DataTree::new();
+        let s = tree.open_session(B1, 6000, 0);
+        let z = ZkServerNode::member(ZK3, vec![ZK1, ZK2], tree, 2000, 5, Some(ZK3), 0);
+        assert_eq!(z.tracker().expires_at(s), Some(8000));
+        (z, s)
+    }
+
+    fn create(path: &str) -> ZkOp {
+        ZkOp::Create { path: path.into(), data: ZData::Empty, ephemeral: false, sequential: false }
+    }
+
+    fn forward(z: &mut ZkServerNode, s: SessionId, op: ZkOp, now: u64) -> Outbox {
+        let origin = Origin { server: ZK1, client: B1, xid: 1 };
+        let txn = Txn::Op { session: s, op, controller: false, now };
+        let mut out = Outbox::default();
+        z.on_message(ZK1, Payload::ZkPeer { msg: PeerMsg::Forward { epoch: 1, origin, txn } }, now, &Links, &mut out);
+        out
+    }
+
+    fn commits(out: &Outbox) -> Vec<(NodeId, Txn)> {
+        out.sent()
+            .into_iter()
+            .filter_map(|(to, p)| match p {
+                Payload::ZkPeer { msg: PeerMsg::Commit { txn, .. } } => Some((to, txn)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_forwarded_write_commits_but_does_not_touch_the_session() {
+        let (mut z, s) = leader();
+        let out = forward(&mut z, s, create("/x"), 5000);
+        assert_eq!(z.zxid(), 1);
+        assert_eq!(commits(&out).iter().map(|c| c.0).collect::<Vec<_>>(), vec![ZK1, ZK2]);
+        assert_eq!(z.tracker().expires_at(s), Some(8000), "a forwarded request only passes checkSession");
+        // The same client's own packet to the leader touches it: roundToInterval(5 000 + 6 000).
+        let mut out = Outbox::default();
+        let req = Payload::ZkRequest { session: s, xid: 2, op: create("/y"), controller: false };
+        z.on_message(B1, req, 5000, &Links, &mut out);
+        assert_eq!(z.tracker().expires_at(s), Some(12_000));
+    }
+
+    #[test]
+    fn a_forwarded_write_on_a_closing_session_is_an_error_transaction() {
+        let (mut z, s) = leader();
+        z.tracker.set_closing(s);
+        let out = forward(&mut z, s, create("/x"), 5000);
+        let c = commits(&out);
+        assert!(matches!(&c[0].1, Txn::Error { code: ZkError::SessionExpired, .. }), "{c:?}");
+        assert!(z.tree().get("/x").is_none());
+    }
+
+    #[test]
+    fn a_stalled_follower_leaves_no_quorum_to_commit() {
+        let (mut z, s) = leader();
+        let mut out = Outbox::default();
+        z.on_peer_link(ZK1, false, 1000, &mut out);
+        assert_eq!(out.timers(), vec![(10_000, Timer::ZkSyncLimit { peer: ZK1, since: 1000 })]);
+        z.on_peer_link(ZK2, false, 1000, &mut out);
+        let out = forward(&mut z, s, create("/x"), 2000);
+        assert!(commits(&out).is_empty() && z.zxid() == 0);
+        // syncLimit later the leader drops both followers and stops leading: zk2 still counts
+        // as synced until its own timer.
+        let mut out = Outbox::default();
+        z.on_timer(&Timer::ZkSyncLimit { peer: ZK1, since: 1000 }, 11_000, &Links, &mut out);
+        assert_eq!(z.role(), Role::Leading);
+        z.on_timer(&Timer::ZkSyncLimit { peer: ZK2, since: 1000 }, 11_000, &Links, &mut out);
+        assert_eq!(z.role(), Role::Looking);
+        assert!(out.marks().iter().any(|m| matches!(m, Mark::ZkClientsDropped { server, .. } if *server == ZK3)));
+    }
 }

@@ -97,6 +97,8 @@ pub struct ZkServerNode {
     /// Peers whose link to this server stalled, and since when (a follower's entry for its
     /// leader is its `relay_stalled_since`); cleared when the link heals.
     pub(super) stalled: BTreeMap<NodeId, u64>,
+    /// A follower's commits that arrived ahead of an earlier one, by zxid.
+    pub(super) pending: BTreeMap<u64, (Txn, Option<Origin>)>,
     /// Clients connected to this server, with their session.
     pub(super) clients: BTreeMap<NodeId, SessionId>,
     /// Notifications that could not reach their session's client, by session, in order.
@@ -162,6 +164,7 @@ impl ZkServerNode {
             buckets: BTreeSet::new(),
             relay: BTreeMap::new(),
             stalled: BTreeMap::new(),
+            pending: BTreeMap::new(),
             clients: BTreeMap::new(),
             held: BTreeMap::new(),
             heard: BTreeMap::new(),
@@ -498,6 +501,12 @@ impl ZkServerNode {
             return;
         }
         let me = self.id;
+        if !self.can_commit() && !self.tracker.due(at).is_empty() {
+            // No quorum would ACK the closeSession now: the expirer tries again next tick.
+            out.headline(EventKind::Info, format!("{me}: session expirer at bucket {at} ms: no quorum, waits a tick"));
+            self.arm_bucket(at + self.tick_ms, now, out);
+            return;
+        }
         out.headline(EventKind::Info, format!("{me}: session expirer at bucket {at} ms"));
         for s in self.tracker.due(at) {
             let Some(sess) = self.tree.session(s).cloned() else {
