@@ -186,3 +186,23 @@ fn a_three_server_incident_is_deterministic() {
     assert_eq!(fnv(&trace_text(&a)), fnv(&trace_text(&b)));
     assert!(a.len() < 20_000, "{} events: heartbeats must stay implicit", a.len());
 }
+
+#[test]
+fn the_view_shows_each_server_its_role_and_each_brokers_server() {
+    let (w, _) = stalled_follower();
+    let v = w.view();
+    let roles: Vec<(NodeId, &str, Option<NodeId>)> =
+        v.zk_servers.iter().map(|z| (z.id, z.role.as_str(), z.leader)).collect();
+    // zk1 gave up on zk3 at 11 s and, cut off from the leader, is still looking; zk3 kept zk2.
+    assert_eq!(roles, vec![(ZK1, "looking", None), (ZK2, "follower", Some(ZK3)), (ZK3, "leader", Some(ZK3))]);
+    assert_eq!(v.zk_leader, Some(ZK3));
+    let server_of = |b: NodeId| v.nodes.iter().find(|n| n.id == b).and_then(|n| n.zk_server);
+    assert_eq!(server_of(B1), Some(ZK2), "b1 moved on after zk1 closed its connection");
+    assert_eq!(server_of(NodeId::Broker(3)), Some(ZK3));
+    assert!(v.nodes.iter().filter(|n| n.kind == "zk").count() == 3);
+    assert!(v.zk_servers[1].clients.contains(&B1));
+    // The one-server ensemble is the standalone `zk`, leading.
+    let v = world("seed-incident").view();
+    let one: Vec<(NodeId, &str)> = v.zk_servers.iter().map(|z| (z.id, z.role.as_str())).collect();
+    assert_eq!(one, vec![(NodeId::ZK, "leader")]);
+}
