@@ -8,7 +8,11 @@
 //!   Votes order by zxid, then server id (`totalOrderPredicate`, `FastLeaderElection.java:611`;
 //!   the model has one epoch at a time and skips its first key). A server that hears a quorum of
 //!   looking servers (itself included) picks the best vote; one that hears a peer already leading
-//!   joins it. Simplification: no vote-of-votes counting beyond that.
+//!   joins it, and a new leader announces itself to every peer so a looking one joins at once.
+//!   Simplification: no vote-of-votes counting beyond that (3.4.10 joins an established leader
+//!   once a quorum of out-of-election notifications agrees, `FastLeaderElection.java:930-966`).
+//!   A link coming back to a looking server makes it send its vote again (a new connection
+//!   carries the last notification, `QuorumCnxManager.java:132` `lastMessageSent`).
 //! * Sync: a follower connects with its zxid (FOLLOWERINFO) and always takes the leader's tree
 //!   (SNAP), which also covers a follower that rejoins after its connection was closed.
 //! * Pings are implicit, like a client's (no PING packet, no periodic timer: an idle ensemble
@@ -22,7 +26,7 @@
 //!   session stops being touched. A session relayed by a follower was last touched at the last
 //!   ping instant (`since + k * tickTime / 2`) before that; one heard by the leader itself, at
 //!   that moment. A session touched again (a stalled follower link healed: its queued ping
-//!   replies arrive) is touched then. Only a session that stops being touched gets an expirer
+//!   replies arrive) is touched then (at the heal, not heal + latency: a simplification). Only a session that stops being touched gets an expirer
 //!   timer.
 //! * syncLimit: a follower whose link to its leader stalls gives up `syncLimit * tickTime` later
 //!   if the link is still down (its socket timeout, `Learner.java:468`) and goes looking; a
