@@ -206,3 +206,50 @@ fn the_view_shows_each_server_its_role_and_each_brokers_server() {
     let one: Vec<(NodeId, &str)> = v.zk_servers.iter().map(|z| (z.id, z.role.as_str())).collect();
     assert_eq!(one, vec![(NodeId::ZK, "leader")]);
 }
+
+#[test]
+fn random_faults_then_healing_leave_one_leader_equal_replicas_and_connected_clients() {
+    // A small deterministic generator: cuts, heals and isolations of servers (from servers to
+    // servers and brokers), then every server rejoins; 200 s later the ensemble has converged.
+    let mut x: u64 = 12345;
+    let mut rnd = |n: u64| {
+        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (x >> 33) % n
+    };
+    let nodes = [ZK1, ZK2, ZK3, B1, NodeId::Broker(2), NodeId::Broker(3)];
+    for k in 0..80 {
+        let mut script = Vec::new();
+        let mut t = 0;
+        for _ in 0..(2 + rnd(6)) {
+            t += 200 + rnd(12_000);
+            let (a, b) = (nodes[rnd(3) as usize], nodes[rnd(6) as usize]);
+            let command = match rnd(4) {
+                0 | 1 => Command::Cut { a, b, dir: Direction::Both },
+                2 => Command::Heal { a, b, dir: Direction::Both },
+                _ => Command::Isolate { node: a },
+            };
+            if a != b {
+                script.push(ScriptEntry { at_ms: t, command });
+            }
+        }
+        for node in [ZK1, ZK2, ZK3] {
+            script.push(ScriptEntry { at_ms: t + 1000, command: Command::Rejoin { node } });
+        }
+        let (w, _) = run(&scenario(3, script.clone(), t + 200_000));
+        let servers = w.zk_server_views();
+        let leaders: Vec<NodeId> = servers.iter().filter(|z| z.role == "leader").map(|z| z.id).collect();
+        assert_eq!(leaders.len(), 1, "run {k}: {script:?}");
+        assert!(servers.iter().all(|z| z.leader == Some(leaders[0]) && z.zxid == servers[0].zxid), "run {k}");
+        let replica = |z: &splitbrain_sim::zookeeper::ZkServerNode| {
+            let nodes: Vec<_> = z.tree().nodes().map(|(p, n)| (p.clone(), n.stat.version)).collect();
+            let sessions: Vec<_> = z.tree().sessions().map(|s| (s.id, s.expired)).collect();
+            (nodes, sessions)
+        };
+        let first = replica(w.zk_servers().next().unwrap());
+        assert!(w.zk_servers().all(|z| replica(z) == first), "run {k}: replicas differ");
+        for b in w.brokers() {
+            let on = w.zk_servers().find(|z| z.id() == b.zk.server()).unwrap();
+            assert_eq!(on.clients().get(&NodeId::Broker(b.id)), b.zk.session.as_ref(), "run {k}: b{}", b.id);
+        }
+    }
+}

@@ -349,8 +349,9 @@ impl ZkServerNode {
             |z: &ZkServerNode, epoch: u64| z.role == Role::Leading && z.epoch == epoch && z.heard.contains_key(&from);
         match msg {
             PeerMsg::Vote { epoch, zxid, vote, state, reply } => {
-                if state == Role::Looking && self.role == Role::Following(from) {
-                    // The leader stopped leading: its connection to us closed.
+                if state != Role::Leading && self.role == Role::Following(from) {
+                    // The leader stopped leading (or never led: a stale announcement): its
+                    // connection to us closed.
                     self.drop_clients(&format!("leader {from} stopped leading (its connection closed)"), out);
                     self.start_election(now, out);
                 } else if state == Role::Looking && self.role == Role::Leading && self.heard.remove(&from).is_some() {
@@ -379,6 +380,12 @@ impl ZkServerNode {
             PeerMsg::FollowerInfo { .. } if self.role == Role::Leading => {
                 self.heard.insert(from, now);
                 let msg = PeerMsg::Snap { epoch: self.epoch, zxid: self.zxid, tree: Some(Box::new(self.tree.clone())) };
+                out.send(from, Payload::ZkPeer { msg });
+            }
+            PeerMsg::FollowerInfo { .. } => {
+                // Not leading: the connection is refused; the would-be follower learns our state.
+                let vote = if let Role::Following(l) = self.role { l } else { me };
+                let msg = PeerMsg::Vote { epoch: self.epoch, zxid: self.zxid, vote, state: self.role, reply: true };
                 out.send(from, Payload::ZkPeer { msg });
             }
             PeerMsg::Snap { epoch, zxid, tree: Some(tree) } if self.role == Role::Following(from) => {
