@@ -57,7 +57,7 @@ pub fn fault_bar(p: &FaultBarProps) -> Html {
             cb,
         )
     });
-    let zk = p.view.nodes.iter().any(|n| n.id == NodeId::Zk);
+    let zk = p.view.nodes.iter().any(|n| matches!(n.id, NodeId::Zk(_)));
     html! {
         <div class="fault-bar small" role="group" aria-label="Process and operator faults" data-testid="fault-bar">
             <span class="dim">{"faults:"}</span>

@@ -126,7 +126,7 @@ impl Layout {
         };
         let mut nodes = Vec::new();
         if voters.is_empty() {
-            nodes.push((NodeId::Zk, BoxShape { c: Pt::new(cx, cy), hw: ZK_HW, hh: ZK_HH }));
+            nodes.push((NodeId::ZK, BoxShape { c: Pt::new(cx, cy), hw: ZK_HW, hh: ZK_HH }));
         } else {
             let k = voters.len();
             for (i, v) in voters.iter().enumerate() {
@@ -340,7 +340,7 @@ mod tests {
             }
             // The same with three KRaft voters in ZooKeeper's place.
             let kl = Layout::with_voters(&brokers, &[1], &[1, 2, 3]);
-            assert!(kl.get(NodeId::Zk).is_none());
+            assert!(kl.get(NodeId::ZK).is_none());
             for (i, (a, ba)) in kl.nodes.iter().enumerate() {
                 assert!(ba.inside(VIEW_W, VIEW_H, 2.0), "{n} brokers (kraft): {a} leaves the drawing");
                 for (b, bb) in &kl.nodes[i + 1..] {
@@ -354,7 +354,7 @@ mod tests {
             }
             // Every broker–ZooKeeper link has a visible stretch long enough to cut.
             for b in &brokers {
-                let (p, q) = l.link_segment(NodeId::Broker(*b), NodeId::Zk).unwrap();
+                let (p, q) = l.link_segment(NodeId::Broker(*b), NodeId::ZK).unwrap();
                 assert!(p.dist(q) > 30.0, "{n} brokers: link b{b}-zk is only {} long", p.dist(q));
             }
         }
@@ -363,9 +363,9 @@ mod tests {
     #[test]
     fn link_segment_leaves_the_boxes() {
         let l = Layout::new(&[1, 2, 3], &[1]);
-        let (p, q) = l.link_segment(NodeId::Broker(1), NodeId::Zk).unwrap();
+        let (p, q) = l.link_segment(NodeId::Broker(1), NodeId::ZK).unwrap();
         let b1 = l.get(NodeId::Broker(1)).unwrap();
-        let zk = l.get(NodeId::Zk).unwrap();
+        let zk = l.get(NodeId::ZK).unwrap();
         assert!((p.y - (b1.c.y + b1.hh)).abs() < 1e-6, "leaves broker 1 at its bottom edge");
         assert!((q.y - (zk.c.y - zk.hh)).abs() < 1e-6, "enters ZooKeeper at its top edge");
     }

@@ -197,7 +197,7 @@ pub fn graph(props: &GraphProps) -> Html {
         let both_up = l.a_to_b && l.b_to_a;
         let none_up = !l.a_to_b && !l.b_to_a;
         let class = classes!("link", if both_up { "up" } else if none_up { "cut" } else { "oneway" },
-            if l.a == NodeId::Zk || l.b == NodeId::Zk { Some("zk-link") } else { None },
+            if matches!(l.a, NodeId::Zk(_)) || matches!(l.b, NodeId::Zk(_)) { Some("zk-link") } else { None },
             if matches!(l.a, NodeId::Client(_)) || matches!(l.b, NodeId::Client(_)) { Some("client-link") } else { None });
         let mid = p.lerp(*q, 0.5);
         let name = format!("{}-{}", l.a, l.b);
@@ -339,7 +339,7 @@ fn render_node(n: &NodeView, c: Pt, hw: f64, hh: f64, view: &View, acting: usize
                 <text class="line" y={fmt(-hh + 33.0)} text-anchor="middle">{format!("{} · epoch {}", n.session, n.controller_epoch)}</text>
             </g>
         },
-        NodeId::Zk => {
+        NodeId::Zk(_) => {
             let ctl = view
                 .zk_controller
                 .map(|b| format!("/controller = broker {b}"))

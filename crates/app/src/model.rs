@@ -371,7 +371,7 @@ pub fn describe(cmd: &Command) -> String {
 
 fn node_word(n: NodeId) -> String {
     match n {
-        NodeId::Zk => "ZooKeeper".into(),
+        NodeId::Zk(_) => "ZooKeeper".into(),
         NodeId::Broker(b) => format!("broker {b}"),
         NodeId::Client(c) => format!("consumer c{c}"),
         NodeId::Voter(v) => format!("controller q{v}"),

@@ -112,7 +112,7 @@ async fn dragging_across_a_link_cuts_it_in_the_core_and_the_drawing_and_enter_he
         .unwrap()
         .links
         .iter()
-        .find(|l| l.a == NodeId::Zk && l.b == NodeId::Broker(1))
+        .find(|l| l.a == NodeId::ZK && l.b == NodeId::Broker(1))
         .map(|l| l.a_to_b && l.b_to_a);
     assert_eq!(up_before, Some(true));
 
@@ -130,7 +130,7 @@ async fn dragging_across_a_link_cuts_it_in_the_core_and_the_drawing_and_enter_he
     sleep(60).await;
 
     let view = current_view().unwrap();
-    let l = view.links.iter().find(|l| l.a == NodeId::Zk && l.b == NodeId::Broker(1)).unwrap();
+    let l = view.links.iter().find(|l| l.a == NodeId::ZK && l.b == NodeId::Broker(1)).unwrap();
     assert!(!l.a_to_b && !l.b_to_a, "the core has the b1–zk link cut both ways");
     assert_eq!(link_state(&m, "zk-b1"), "cut", "the drawing shows the link cut");
     assert!(m.q("[data-link='zk-b1'] .cut-mark").is_some(), "a cut mark is drawn on the link");
@@ -153,7 +153,7 @@ async fn dragging_across_a_link_cuts_it_in_the_core_and_the_drawing_and_enter_he
     hit.dispatch_event(&KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap()).unwrap();
     sleep(60).await;
     let view = current_view().unwrap();
-    let l = view.links.iter().find(|l| l.a == NodeId::Zk && l.b == NodeId::Broker(1)).unwrap();
+    let l = view.links.iter().find(|l| l.a == NodeId::ZK && l.b == NodeId::Broker(1)).unwrap();
     assert!(l.a_to_b && l.b_to_a, "Enter healed the link in the core");
     assert_eq!(link_state(&m, "zk-b1"), "up");
 

@@ -31,7 +31,7 @@ fn long_random() -> Scenario {
     s.script = (0..400)
         .map(|i| {
             let b = NodeId::Broker((next() % 5) as i32 + 1);
-            let other = if next() % 2 == 0 { NodeId::Zk } else { NodeId::Broker((next() % 5) as i32 + 1) };
+            let other = if next() % 2 == 0 { NodeId::ZK } else { NodeId::Broker((next() % 5) as i32 + 1) };
             let command = match next() % 6 {
                 0 | 1 if other != b => Command::Cut { a: b, b: other, dir: Direction::Both },
                 2 | 3 if other != b => Command::Heal { a: b, b: other, dir: Direction::Both },

@@ -154,14 +154,16 @@ impl Broker {
     pub fn start(&mut self, cfg: &Config, out: &mut Outbox) {
         let inc = self.incarnation + 1;
         let now = self.now_ms;
+        let servers = core::mem::take(&mut self.zk.servers);
         *self = Broker::new(self.id);
+        self.zk.servers = servers;
         self.incarnation = inc;
         self.now_ms = now;
         self.started_ms = now;
         self.last_isr_propagation_ms = Some(now);
         self.alive = true;
         out.log(EventKind::Process, format!("[KafkaServer id={}] starting", self.id));
-        out.send(NodeId::Zk, Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms });
+        out.send(self.zk.server(), Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms });
     }
 
     pub(crate) fn set_started(&mut self) {
@@ -184,7 +186,7 @@ impl Broker {
     fn resend(&mut self, out: &mut Outbox) {
         if let Some(session) = self.zk.session {
             for (xid, op, controller) in self.zk.take_resends() {
-                out.send(NodeId::Zk, Payload::ZkRequest { session, xid, op, controller });
+                out.send(self.zk.server(), Payload::ZkRequest { session, xid, op, controller });
             }
         }
     }
@@ -192,18 +194,69 @@ impl Broker {
     /// The ZooKeeper link is back: reconnect if disconnected, else retransmit what was lost.
     pub fn on_zk_link_restored(&mut self, cfg: &Config, out: &mut Outbox) {
         match self.zk.state {
-            ConnState::Disconnected => out
-                .send(NodeId::Zk, Payload::ZkConnect { session: self.zk.session, timeout_ms: cfg.session_timeout_ms }),
+            ConnState::Disconnected => out.send(
+                self.zk.server(),
+                Payload::ZkConnect { session: self.zk.session, timeout_ms: cfg.session_timeout_ms },
+            ),
             ConnState::Connected => self.resend(out),
             ConnState::Connecting | ConnState::Expired => {
-                out.send(NodeId::Zk, Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms })
+                out.send(self.zk.server(), Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms })
             }
         }
     }
 
+    /// The server closed the connection (it stopped serving, or closed the session): the client
+    /// sees Disconnected and tries the next server of its list (`ClientCnxn.SendThread.run`,
+    /// 3.4.10 `ClientCnxn.java:1039-1060` → `startConnect`, `ClientCnxn.java:989`).
+    pub fn on_zk_closed(&mut self, cfg: &Config, out: &mut Outbox) {
+        if self.zk.state == ConnState::Connected {
+            self.zk.disconnect();
+            out.log(
+                EventKind::ZkSession,
+                format!(
+                    "[ZkClient broker={}] zookeeper state changed (Disconnected): {} closed the connection",
+                    self.id,
+                    self.zk.server()
+                ),
+            );
+        }
+        self.move_server(cfg, out);
+    }
+
+    /// Tries the next server of the connection string, resuming the session if it has one.
+    fn move_server(&mut self, cfg: &Config, out: &mut Outbox) {
+        if self.zk.servers.len() < 2 {
+            return;
+        }
+        let (from, to) = self.zk.next_server();
+        out.mark(crate::mark::Mark::ZkClientMoved { broker: self.id, from, to });
+        out.log(
+            EventKind::ZkSession,
+            format!("[ZkClient broker={}] opening socket connection to server {to}", self.id),
+        );
+        let session =
+            if matches!(self.zk.state, ConnState::Expired | ConnState::Connecting) { None } else { self.zk.session };
+        out.send(to, Payload::ZkConnect { session, timeout_ms: cfg.session_timeout_ms });
+        // The connect attempt's own timeout: connectTimeout = sessionTimeout / number of servers
+        // (3.4.10 `ClientCnxn.java:396`); a later one moves on.
+        out.timer(
+            cfg.session_timeout_ms / self.zk.servers.len() as u64,
+            Timer::ZkReadTimeout { gen: self.zk.conn_gen },
+        );
+    }
+
     /// The read timeout passed without an answer.
-    pub fn on_zk_read_timeout(&mut self, gen: u64, out: &mut Outbox) {
-        if gen != self.zk.conn_gen || self.zk.state != ConnState::Connected {
+    pub fn on_zk_read_timeout(&mut self, gen: u64, cfg: &Config, out: &mut Outbox) {
+        if gen != self.zk.conn_gen {
+            return;
+        }
+        if self.zk.state != ConnState::Connected {
+            if self.zk.servers.len() < 2 {
+                return;
+            }
+            // A connect attempt went unanswered: try the next server.
+            self.zk.conn_gen += 1;
+            self.move_server(cfg, out);
             return;
         }
         self.zk.disconnect();
@@ -215,6 +268,7 @@ impl Broker {
                 self.zk.outstanding.len()
             ),
         );
+        self.move_server(cfg, out);
     }
 
     /// Answer to a connect.
@@ -303,7 +357,7 @@ impl Broker {
         if cfg.behaviour().expire_event {
             self.controller.expire(&mut ControllerIo { id: self.id, zk: &mut self.zk, cfg, out });
         }
-        out.send(NodeId::Zk, Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms });
+        out.send(self.zk.server(), Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms });
     }
 
     /// `fireNewSessionEvents` then `fireAllEvents`: re-register, re-elect, re-read listeners. At
@@ -852,9 +906,9 @@ impl Broker {
     }
 
     /// Timer dispatch.
-    pub fn on_timer(&mut self, t: &Timer, out: &mut Outbox) {
+    pub fn on_timer(&mut self, t: &Timer, cfg: &Config, out: &mut Outbox) {
         if let Timer::ZkReadTimeout { gen } = t {
-            self.on_zk_read_timeout(*gen, out)
+            self.on_zk_read_timeout(*gen, cfg, out)
         }
     }
 
@@ -981,7 +1035,7 @@ mod tests {
         let elect = ZkOp::GetData { path: "/controller".into(), watch: true };
         assert!(matches!(
             &out.effects[..],
-            [Effect::Send { to: NodeId::Zk, payload: Payload::ZkRequest { session: 5, op, controller: true, .. } }] if *op == elect
+            [Effect::Send { to: NodeId::ZK, payload: Payload::ZkRequest { session: 5, op, controller: true, .. } }] if *op == elect
         ));
         assert_eq!(b.controller.job.as_ref().and_then(|j| j.waiting_on()).as_deref(), Some("elect"));
     }

@@ -117,8 +117,8 @@ impl Command {
         let link_ok = |a: &NodeId, b: &NodeId| -> Result<(), String> {
             match (a, b) {
                 _ if a == b => Err(format!("{a} has no link to itself")),
-                (NodeId::Client(_), NodeId::Zk | NodeId::Voter(_))
-                | (NodeId::Zk | NodeId::Voter(_), NodeId::Client(_)) => {
+                (NodeId::Client(_), NodeId::Zk(_) | NodeId::Voter(_))
+                | (NodeId::Zk(_) | NodeId::Voter(_), NodeId::Client(_)) => {
                     Err(format!("there is no link between {a} and {b}: clients only talk to brokers"))
                 }
                 (NodeId::Client(_), NodeId::Client(_)) => {
@@ -159,7 +159,7 @@ impl Command {
             | Command::Crash { node }
             | Command::Restart { node }
             | Command::RestartConsumer { node } => alloc::vec![*node],
-            Command::DeleteController => alloc::vec![NodeId::Zk],
+            Command::DeleteController => alloc::vec![NodeId::ZK],
         }
     }
 }

@@ -4,7 +4,6 @@
 use crate::event::EventKind;
 use crate::ids::NodeId;
 use crate::message::Payload;
-use crate::zookeeper::SessionId;
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
@@ -18,10 +17,23 @@ pub enum Timer {
         /// Connection generation the timer belongs to.
         gen: u64,
     },
-    /// ZooKeeper: check whether a session has expired.
-    SessionExpiry {
-        /// The session.
-        session: SessionId,
+    /// ZooKeeper leader: the session expirer's bucket time.
+    ZkExpireBucket {
+        /// The bucket.
+        at: u64,
+    },
+    /// ZooKeeper server: `syncLimit * tickTime` after its link to `peer` stalled at `since`
+    /// (a follower's socket timeout on its leader; a leader's synced-quorum check).
+    ZkSyncLimit {
+        /// The peer.
+        peer: NodeId,
+        /// When the link stalled.
+        since: u64,
+    },
+    /// ZooKeeper server: an election round's wait is over.
+    ZkElection {
+        /// The round.
+        round: u64,
     },
     /// Partition leader: `Partition.maybeShrinkIsr` / `maybeExpandIsr`.
     IsrCheck,

@@ -118,6 +118,7 @@ pub fn violates(base: &Scenario, schedule: &[ScriptEntry], opts: &Options) -> Op
 /// The base cluster with `schedule` as its script, ending `settle_ms` after the last fault.
 pub fn with_schedule(base: &Scenario, schedule: &[ScriptEntry], settle_ms: u64) -> Scenario {
     let mut s = base.clone();
+    s.pin_zookeeper();
     s.script = schedule.to_vec();
     s.captions.clear();
     s.end_ms = Some(schedule.iter().map(|e| e.at_ms).max().unwrap_or(0) + settle_ms);
@@ -132,8 +133,8 @@ fn alphabet(base: &Scenario, operator: bool) -> Vec<Command> {
         v.push(Command::DeleteController);
     }
     for &b in &brokers {
-        v.push(Command::Cut { a: b, b: NodeId::Zk, dir: Direction::Both });
-        v.push(Command::Heal { a: b, b: NodeId::Zk, dir: Direction::Both });
+        v.push(Command::Cut { a: b, b: NodeId::ZK, dir: Direction::Both });
+        v.push(Command::Heal { a: b, b: NodeId::ZK, dir: Direction::Both });
         v.push(Command::Crash { node: b });
         v.push(Command::Restart { node: b });
     }
@@ -193,7 +194,8 @@ const GRID_MS: [u64; 6] = [1_000, 7_200, 7_500, 14_000, 20_000, 40_000];
 
 impl Explorer {
     /// A search of `base`'s cluster (its script is ignored).
-    pub fn new(base: Scenario, opts: Options) -> Self {
+    pub fn new(mut base: Scenario, opts: Options) -> Self {
+        base.pin_zookeeper();
         let alphabet = alphabet(&base, opts.operator);
         let rng = Rng::new(opts.seed ^ 0xE7);
         Explorer { base, opts, rng, alphabet, tried: 0, next_index: 0, found: None, exhausted: false }
@@ -329,8 +331,8 @@ impl Explorer {
         }
         for _ in 0..8 {
             match self.rng.up_to(3) {
-                0 if kinds[0] && !cut.contains(&(NodeId::Zk, focus)) => {
-                    return Some(Command::Cut { a: focus, b: NodeId::Zk, dir: Direction::Both })
+                0 if kinds[0] && !cut.contains(&(NodeId::ZK, focus)) => {
+                    return Some(Command::Cut { a: focus, b: NodeId::ZK, dir: Direction::Both })
                 }
                 1 if kinds[1] && !cut.is_empty() => {
                     let (a, b) = cut[self.rng.up_to(cut.len() as u64 - 1) as usize];

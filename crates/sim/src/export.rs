@@ -71,7 +71,7 @@ pub fn controller_log(events: &[Event]) -> String {
 
 fn participant(n: NodeId) -> String {
     match n {
-        NodeId::Zk => String::from("zk"),
+        NodeId::Zk(_) => format!("{n}"),
         other => format!("{other}"),
     }
 }

@@ -11,12 +11,13 @@ pub type BrokerId = i32;
 /// `LeaderAndIsr.NoLeader`: the leader value written when a partition has no leader.
 pub const NO_LEADER: BrokerId = -1;
 
-/// Every node that owns a network endpoint: the ZooKeeper ensemble (modelled as one linearizable
-/// store), a broker, or a consumer client. Written `zk`, `b<id>`, `c<id>` in scenarios and URLs.
+/// Every node that owns a network endpoint: a ZooKeeper server, a broker, a consumer client or a
+/// KRaft voter. Written `zk`/`zk1`…`zk5`, `b<id>`, `c<id>`, `q<id>` in scenarios and URLs.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum NodeId {
-    /// The ZooKeeper ensemble.
-    Zk,
+    /// A ZooKeeper server. `Zk(0)` is the one standalone server named `zk` (what older scenario
+    /// files and permalinks name); `Zk(1..=5)` are the servers `zk1`…`zk5` of an ensemble.
+    Zk(u8),
     /// A broker with its `broker.id`.
     Broker(BrokerId),
     /// A consumer client.
@@ -26,6 +27,14 @@ pub enum NodeId {
 }
 
 impl NodeId {
+    /// The standalone ZooKeeper server `zk`.
+    pub const ZK: NodeId = NodeId::Zk(0);
+
+    /// True for a ZooKeeper server.
+    pub fn is_zk(self) -> bool {
+        matches!(self, NodeId::Zk(_))
+    }
+
     /// The broker id, if this is a broker.
     pub fn broker(self) -> Option<BrokerId> {
         match self {
@@ -34,11 +43,17 @@ impl NodeId {
         }
     }
 
-    /// Parses `zk`, `b3`, `broker-3`, `c1`, `client-1`.
+    /// Parses `zk`, `zk1`…`zk5`, `b3`, `broker-3`, `c1`, `client-1`, `q1`.
     pub fn parse(s: &str) -> Result<NodeId, String> {
         let t = s.trim();
         if t.eq_ignore_ascii_case("zk") || t.eq_ignore_ascii_case("zookeeper") {
-            return Ok(NodeId::Zk);
+            return Ok(NodeId::ZK);
+        }
+        if let Some(r) = t.strip_prefix("zk") {
+            return match r.parse::<u8>() {
+                Ok(n @ 1..=5) => Ok(NodeId::Zk(n)),
+                _ => Err(format!("'{s}' is not a node name (ZooKeeper servers are zk, or zk1 to zk5)")),
+            };
         }
         let (kind, num) = if let Some(r) = t.strip_prefix("q") {
             ('q', r)
@@ -65,7 +80,8 @@ impl NodeId {
 impl fmt::Display for NodeId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            NodeId::Zk => f.write_str("zk"),
+            NodeId::Zk(0) => f.write_str("zk"),
+            NodeId::Zk(n) => write!(f, "zk{n}"),
             NodeId::Broker(b) => write!(f, "b{b}"),
             NodeId::Client(c) => write!(f, "c{c}"),
             NodeId::Voter(v) => write!(f, "q{v}"),
@@ -138,12 +154,14 @@ mod tests {
 
     #[test]
     fn node_names_round_trip() {
-        for n in [NodeId::Zk, NodeId::Broker(3), NodeId::Client(1), NodeId::Voter(2)] {
+        for n in [NodeId::ZK, NodeId::Zk(1), NodeId::Zk(5), NodeId::Broker(3), NodeId::Client(1), NodeId::Voter(2)] {
             assert_eq!(NodeId::parse(&n.to_string()), Ok(n));
         }
         assert_eq!(NodeId::parse("broker-2"), Ok(NodeId::Broker(2)));
         assert!(NodeId::parse("b").is_err());
         assert!(NodeId::parse("x9").is_err());
+        assert_eq!(NodeId::ZK.to_string(), "zk");
+        assert!(NodeId::parse("zk6").is_err() && NodeId::parse("zk0").is_err());
     }
 
     #[test]

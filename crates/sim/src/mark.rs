@@ -210,6 +210,39 @@ pub enum Mark {
         session: u64,
         /// Its owner.
         owner: crate::ids::NodeId,
+        /// The leader (or standalone server) whose session tracker expired it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        server: Option<crate::ids::NodeId>,
+        /// The tick bucket it expired in (`SessionTrackerImpl.roundToInterval`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        bucket_ms: Option<u64>,
+    },
+    /// A ZooKeeper server won an election and leads (`FastLeaderElection`, `Leader.lead`).
+    ZkLeaderElected {
+        /// The server.
+        server: crate::ids::NodeId,
+        /// Its new epoch.
+        epoch: u64,
+        /// Its last zxid.
+        zxid: u64,
+    },
+    /// A ZooKeeper server closed all its client connections (a follower that gave up on its
+    /// leader, a leader that lost its quorum).
+    ZkClientsDropped {
+        /// The server.
+        server: crate::ids::NodeId,
+        /// The clients whose connection it closed.
+        clients: Vec<crate::ids::NodeId>,
+    },
+    /// A broker's ZooKeeper client moved to the next server of its connection string
+    /// (`StaticHostProvider.next`).
+    ZkClientMoved {
+        /// The broker.
+        broker: BrokerId,
+        /// The server it left.
+        from: crate::ids::NodeId,
+        /// The server it connects to now.
+        to: crate::ids::NodeId,
     },
     /// A consumer was told its group has no coordinator (`COORDINATOR_NOT_AVAILABLE`).
     CoordinatorUnavailable {

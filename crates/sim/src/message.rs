@@ -113,6 +113,14 @@ pub enum Payload {
         /// The event.
         event: WatchEvent,
     },
+    /// The server closed the client's connection (it stopped serving: a follower that lost its
+    /// leader, a leader that lost its quorum, or the session was closed).
+    ZkClosed,
+    /// Between ZooKeeper servers: election, sync, pings, forwarded requests, commits.
+    ZkPeer {
+        /// The quorum packet.
+        msg: crate::zookeeper::PeerMsg,
+    },
     /// `LeaderAndIsrRequest`.
     LeaderAndIsr {
         /// Sending controller.
@@ -226,7 +234,9 @@ impl Payload {
             Payload::ZkConnect { .. }
             | Payload::ZkConnectResponse { .. }
             | Payload::ZkRequest { .. }
-            | Payload::ZkResponse { .. } => "zk",
+            | Payload::ZkResponse { .. }
+            | Payload::ZkClosed
+            | Payload::ZkPeer { .. } => "zk",
             Payload::ZkWatch { .. } => "watch",
             Payload::LeaderAndIsr { .. } | Payload::UpdateMetadata { .. } | Payload::MetadataRecords { .. } => {
                 "control"
@@ -254,6 +264,8 @@ impl Payload {
                 _ => String::from("ok"),
             },
             Payload::ZkWatch { event } => format!("watch {:?} {}", event.kind, event.path),
+            Payload::ZkClosed => String::from("connection closed by the server"),
+            Payload::ZkPeer { msg } => msg.label(),
             Payload::LeaderAndIsr { controller_epoch, partitions, .. } => {
                 if partitions.len() == 1 {
                     let p = &partitions[0];

@@ -22,6 +22,9 @@ pub struct Latency {
     /// One-way latency client ↔ broker, ms.
     #[serde(default = "d_cb")]
     pub client_broker_ms: u64,
+    /// One-way latency between two ZooKeeper servers, ms.
+    #[serde(default = "d_zz")]
+    pub zk_zk_ms: u64,
     /// Extra random delay per message, 0..=jitter ms, drawn from the seeded PRNG.
     #[serde(default = "d_jit")]
     pub jitter_ms: u64,
@@ -36,13 +39,22 @@ fn d_bb() -> u64 {
 fn d_cb() -> u64 {
     3
 }
+fn d_zz() -> u64 {
+    1
+}
 fn d_jit() -> u64 {
     2
 }
 
 impl Default for Latency {
     fn default() -> Self {
-        Latency { broker_zk_ms: d_zk(), broker_broker_ms: d_bb(), client_broker_ms: d_cb(), jitter_ms: d_jit() }
+        Latency {
+            broker_zk_ms: d_zk(),
+            broker_broker_ms: d_bb(),
+            client_broker_ms: d_cb(),
+            zk_zk_ms: d_zz(),
+            jitter_ms: d_jit(),
+        }
     }
 }
 
@@ -91,9 +103,10 @@ impl Network {
         for (i, &x) in nodes.iter().enumerate() {
             for &y in &nodes[i + 1..] {
                 let latency_ms = match (x, y) {
-                    (NodeId::Zk | NodeId::Voter(_), NodeId::Broker(_))
-                    | (NodeId::Broker(_), NodeId::Zk | NodeId::Voter(_)) => lat.broker_zk_ms,
+                    (NodeId::Zk(_) | NodeId::Voter(_), NodeId::Broker(_))
+                    | (NodeId::Broker(_), NodeId::Zk(_) | NodeId::Voter(_)) => lat.broker_zk_ms,
                     (NodeId::Voter(_), NodeId::Voter(_)) => lat.broker_zk_ms,
+                    (NodeId::Zk(_), NodeId::Zk(_)) => lat.zk_zk_ms,
                     (NodeId::Broker(_), NodeId::Broker(_)) => lat.broker_broker_ms,
                     (NodeId::Client(_), NodeId::Broker(_)) | (NodeId::Broker(_), NodeId::Client(_)) => {
                         lat.client_broker_ms
@@ -195,10 +208,10 @@ mod tests {
 
     #[test]
     fn one_way_cuts_and_generations() {
-        let nodes = [NodeId::Zk, NodeId::Broker(1), NodeId::Broker(2), NodeId::Client(1)];
+        let nodes = [NodeId::ZK, NodeId::Broker(1), NodeId::Broker(2), NodeId::Client(1)];
         let mut n = Network::new(&nodes, &Latency::default());
-        assert!(n.link(NodeId::Client(1), NodeId::Zk).is_none());
-        let (b1, zk) = (NodeId::Broker(1), NodeId::Zk);
+        assert!(n.link(NodeId::Client(1), NodeId::ZK).is_none());
+        let (b1, zk) = (NodeId::Broker(1), NodeId::ZK);
         let g0 = n.dir(b1, zk).unwrap().gen;
         assert_eq!(n.cut(b1, zk, Direction::AToB), Ok(true));
         assert!(!n.is_up(b1, zk));
@@ -207,6 +220,6 @@ mod tests {
         assert_eq!(n.cut(b1, zk, Direction::AToB), Ok(false));
         assert_eq!(n.heal(zk, b1, Direction::BToA), Ok(true));
         assert!(n.both_up(b1, zk));
-        assert!(n.cut(NodeId::Client(1), NodeId::Zk, Direction::Both).is_err());
+        assert!(n.cut(NodeId::Client(1), NodeId::ZK, Direction::Both).is_err());
     }
 }

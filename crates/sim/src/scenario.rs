@@ -155,6 +155,59 @@ pub struct ClusterSpec {
     /// `replica.lag.time.max.ms`.
     #[serde(default = "d_lag")]
     pub replica_lag_time_max_ms: u64,
+    /// The ZooKeeper ensemble (default: see [`ZkSpec`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zookeeper: Option<ZkSpec>,
+}
+
+/// `cluster.zookeeper`: the ensemble. Absent, a scenario whose faults name `zk` gets the one
+/// standalone server `zk` (what older files mean); any other gets three servers `zk1`…`zk3`.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ZkSpec {
+    /// 1 (the standalone server `zk`), 3 or 5 (`zk1`…`zk5`).
+    pub servers: u8,
+    /// `tickTime`, ms: the session expiry bucket width and the unit of `syncLimit`.
+    #[serde(default = "d_tick")]
+    pub tick_ms: u64,
+    /// `syncLimit`, in ticks.
+    #[serde(default = "d_sync")]
+    pub sync_limit: u64,
+    /// Each broker's connection string (by broker id), servers in the order it tries them.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub connect: BTreeMap<String, Vec<NodeId>>,
+}
+
+fn d_tick() -> u64 {
+    2000
+}
+fn d_sync() -> u64 {
+    5
+}
+
+/// The ensemble a run builds, validated.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ZkEnsemble {
+    /// The servers: `[zk]`, or `zk1`…`zkN`.
+    pub servers: Vec<NodeId>,
+    /// `tickTime`, ms.
+    pub tick_ms: u64,
+    /// `syncLimit`, ticks.
+    pub sync_limit: u64,
+    /// Each broker's connection string.
+    pub connect: BTreeMap<BrokerId, Vec<NodeId>>,
+}
+
+impl ZkEnsemble {
+    /// A majority of the servers.
+    pub fn quorum(&self) -> usize {
+        self.servers.len() / 2 + 1
+    }
+
+    /// The broker's connection string.
+    pub fn connect_of(&self, b: BrokerId) -> Vec<NodeId> {
+        self.connect.get(&b).cloned().unwrap_or_else(|| self.servers.clone())
+    }
 }
 
 fn d_session() -> u64 {
@@ -279,6 +332,8 @@ pub struct Config {
     pub mode: Mode,
     /// [`Scenario::after_steps`], sorted by step.
     pub after_steps: Vec<(u64, Command)>,
+    /// The ZooKeeper ensemble (unused in KRaft mode).
+    pub zk: ZkEnsemble,
 }
 
 impl Config {
@@ -323,7 +378,7 @@ impl Config {
         let mut v = if self.behaviour().is_kraft() {
             self.voters().map(NodeId::Voter).collect()
         } else {
-            alloc::vec![NodeId::Zk]
+            self.zk.servers.clone()
         };
         v.extend(self.brokers.iter().map(|b| NodeId::Broker(*b)));
         v.extend(self.consumers.iter().map(|c| NodeId::Client(c.id)));
@@ -485,6 +540,7 @@ impl Scenario {
                 assignment.insert(tp, replicas);
             }
         }
+        let zk = self.ensemble(&brokers)?;
         let mut ids = BTreeSet::new();
         for (i, cs) in self.consumers.iter().enumerate() {
             if cs.group.is_empty() {
@@ -498,7 +554,7 @@ impl Scenario {
             }
         }
         let known = |n: NodeId| match n {
-            NodeId::Zk => true,
+            NodeId::Zk(_) => zk.servers.contains(&n),
             NodeId::Broker(b) => brokers.contains(&b),
             NodeId::Client(c) => ids.contains(&c),
             NodeId::Voter(v) => (1..=crate::mode::KRAFT_VOTERS).contains(&v),
@@ -508,7 +564,7 @@ impl Scenario {
                 CommandError::UnknownNode(n) => ScenarioError(format!(
                     "{what} ({}): unknown node {n}; nodes are {}",
                     cmd.describe(),
-                    node_list(&brokers, &ids)
+                    node_list(&zk.servers, &brokers, &ids)
                 )),
                 CommandError::Invalid(m) => ScenarioError(format!("{what}: {m}")),
             })
@@ -547,12 +603,82 @@ impl Scenario {
             end_ms,
             mode: self.mode.unwrap_or_default(),
             after_steps,
+            zk,
         })
+    }
+
+    /// Writes the default ensemble into `cluster.zookeeper` when the script names `zk`, so the
+    /// same cluster keeps its one server `zk` after its script is replaced (the explorer).
+    pub fn pin_zookeeper(&mut self) {
+        let names_zk = self
+            .script
+            .iter()
+            .map(|e| &e.command)
+            .chain(self.after_steps.iter().map(|f| &f.command))
+            .any(|c| c.nodes().contains(&NodeId::ZK));
+        if self.cluster.zookeeper.is_none() && names_zk {
+            self.cluster.zookeeper =
+                Some(ZkSpec { servers: 1, tick_ms: d_tick(), sync_limit: d_sync(), connect: BTreeMap::new() });
+        }
+    }
+
+    /// `cluster.zookeeper`, validated, or the default ensemble (see [`ZkSpec`]).
+    fn ensemble(&self, brokers: &[BrokerId]) -> Result<ZkEnsemble, ScenarioError> {
+        let names_zk = self
+            .script
+            .iter()
+            .map(|e| &e.command)
+            .chain(self.after_steps.iter().map(|f| &f.command))
+            .any(|c| c.nodes().contains(&NodeId::ZK));
+        let spec = self.cluster.zookeeper.clone().unwrap_or(ZkSpec {
+            servers: if names_zk { 1 } else { 3 },
+            tick_ms: d_tick(),
+            sync_limit: d_sync(),
+            connect: BTreeMap::new(),
+        });
+        if ![1, 3, 5].contains(&spec.servers) {
+            return err(format!("cluster.zookeeper.servers = {}: an ensemble has 1, 3 or 5 servers", spec.servers));
+        }
+        if spec.tick_ms < 100 || spec.tick_ms > 60_000 {
+            return err(format!("cluster.zookeeper.tick_ms = {} is out of range 100..=60000", spec.tick_ms));
+        }
+        if spec.sync_limit < 1 || spec.sync_limit > 100 {
+            return err(format!("cluster.zookeeper.sync_limit = {} is out of range 1..=100", spec.sync_limit));
+        }
+        let servers: Vec<NodeId> =
+            if spec.servers == 1 { alloc::vec![NodeId::ZK] } else { (1..=spec.servers).map(NodeId::Zk).collect() };
+        let mut connect = BTreeMap::new();
+        for (key, list) in &spec.connect {
+            let b: BrokerId = key
+                .parse()
+                .ok()
+                .filter(|b| brokers.contains(b))
+                .ok_or_else(|| ScenarioError(format!("cluster.zookeeper.connect: '{key}' is not a broker id")))?;
+            if list.is_empty() {
+                return err(format!("cluster.zookeeper.connect[{key}] is empty"));
+            }
+            if let Some(n) = list.iter().find(|n| !servers.contains(n)) {
+                return err(format!(
+                    "cluster.zookeeper.connect[{key}]: {n} is not a ZooKeeper server of this ensemble"
+                ));
+            }
+            connect.insert(b, list.clone());
+        }
+        // StaticHostProvider (3.4.10 StaticHostProvider.java:94) walks the list round robin; the
+        // default list starts each broker at a different server so the clients spread out.
+        let n = servers.len();
+        for &b in brokers {
+            connect.entry(b).or_insert_with(|| {
+                let start = (b - 1).rem_euclid(n as BrokerId) as usize;
+                (0..n).map(|i| servers[(start + i) % n]).collect()
+            });
+        }
+        Ok(ZkEnsemble { servers, tick_ms: spec.tick_ms, sync_limit: spec.sync_limit, connect })
     }
 }
 
-fn node_list(brokers: &[BrokerId], clients: &BTreeSet<u32>) -> String {
-    let mut v: Vec<String> = alloc::vec![String::from("zk")];
+fn node_list(servers: &[NodeId], brokers: &[BrokerId], clients: &BTreeSet<u32>) -> String {
+    let mut v: Vec<String> = servers.iter().map(|s| s.to_string()).collect();
     v.extend(brokers.iter().map(|b| format!("b{b}")));
     v.extend(clients.iter().map(|c| format!("c{c}")));
     v.join(", ")

@@ -6,7 +6,7 @@ use crate::consumer::{java_string_hash, kafka_abs};
 use crate::controller::leader_isr_json;
 use crate::ids::{BrokerId, NodeId, TopicPartition};
 use crate::world::{Item, World};
-use crate::zookeeper::{LeaderIsr, ZData};
+use crate::zookeeper::{LeaderIsr, Role, ZData};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -39,6 +39,24 @@ pub struct NodeView {
     pub controller_queue: Vec<String>,
     /// What the controller thread is blocked on.
     pub controller_waiting: Option<String>,
+    /// A broker: the ZooKeeper server its client is connected to (or tries next).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zk_server: Option<NodeId>,
+}
+
+/// A ZooKeeper server of the ensemble.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct ZkServerView {
+    /// `zk` (standalone) or `zk1`…`zk5`.
+    pub id: NodeId,
+    /// `leader`, `follower` or `looking`.
+    pub role: String,
+    /// The leader it follows (itself when it leads).
+    pub leader: Option<NodeId>,
+    /// The zxid of the last transaction it applied.
+    pub zxid: u64,
+    /// The clients connected to it.
+    pub clients: Vec<NodeId>,
 }
 
 /// A link.
@@ -227,8 +245,14 @@ pub struct View {
     pub links: Vec<LinkView>,
     /// Messages.
     pub messages: Vec<MessageView>,
-    /// ZooKeeper tree.
+    /// ZooKeeper tree (the leader's replica).
     pub zk_tree: Vec<ZnodeView>,
+    /// The ZooKeeper servers (empty in `kraft` mode).
+    #[serde(default)]
+    pub zk_servers: Vec<ZkServerView>,
+    /// The leading ZooKeeper server, if one leads.
+    #[serde(default)]
+    pub zk_leader: Option<NodeId>,
     /// Controllers (every broker's controller component).
     pub controllers: Vec<ControllerView>,
     /// Partitions.
@@ -347,6 +371,26 @@ impl World {
         }
     }
 
+    /// The ZooKeeper servers, their roles and clients (empty in `kraft` mode).
+    pub fn zk_server_views(&self) -> Vec<ZkServerView> {
+        self.zk_servers()
+            .map(|z| {
+                let (role, leader) = match z.role() {
+                    Role::Leading => ("leader", Some(z.id())),
+                    Role::Following(l) => ("follower", Some(l)),
+                    Role::Looking => ("looking", None),
+                };
+                ZkServerView {
+                    id: z.id(),
+                    role: role.into(),
+                    leader,
+                    zxid: z.zxid(),
+                    clients: z.clients().keys().copied().collect(),
+                }
+            })
+            .collect()
+    }
+
     /// Everything a UI draws.
     pub fn view(&self) -> View {
         let zkc = self.zk_controller();
@@ -366,16 +410,18 @@ impl World {
                     leads: Vec::new(),
                     controller_queue: alloc::vec![format!("log {} · committed {}", v.log.len(), v.commit)],
                     controller_waiting: None,
+                    zk_server: None,
                 });
             }
         }
-        if self.kraft().is_none() {
+        let zk_servers = self.zk_server_views();
+        for z in &zk_servers {
             nodes.push(NodeView {
-                id: NodeId::Zk,
+                id: z.id,
                 kind: "zk".into(),
-                label: "ZooKeeper".into(),
+                label: if z.id == NodeId::ZK { "ZooKeeper".into() } else { format!("ZooKeeper {}", z.id) },
                 alive: true,
-                session: String::new(),
+                session: if z.id == NodeId::ZK { String::new() } else { z.role.clone() },
                 session_id: None,
                 zk_controller: false,
                 acting_controller: false,
@@ -386,6 +432,7 @@ impl World {
                 leads: Vec::new(),
                 controller_queue: Vec::new(),
                 controller_waiting: None,
+                zk_server: None,
             });
         }
         for b in self.brokers() {
@@ -411,6 +458,7 @@ impl World {
                 },
                 controller_queue: q,
                 controller_waiting: b.controller.job.as_ref().and_then(|j| j.waiting_on()),
+                zk_server: if self.kraft().is_none() { Some(b.zk.server()) } else { None },
             });
         }
         for c in self.consumers() {
@@ -427,6 +475,7 @@ impl World {
                 leads: Vec::new(),
                 controller_queue: Vec::new(),
                 controller_waiting: None,
+                zk_server: None,
             });
         }
         let links = self
@@ -537,6 +586,8 @@ impl World {
             links,
             messages,
             zk_tree,
+            zk_leader: zk_servers.iter().find(|z| z.role == "leader").map(|z| z.id),
+            zk_servers,
             controllers,
             partitions: self.partition_views(),
             consumers: self.consumer_views(),

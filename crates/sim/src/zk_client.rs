@@ -91,15 +91,40 @@ pub struct ZkClient {
     next_xid: u64,
     /// Bumped on every connection loss so stale read-timeout timers do nothing.
     pub conn_gen: u64,
+    /// The connection string: the servers it tries, in order (`StaticHostProvider`).
+    pub servers: Vec<NodeId>,
+    /// Index of the server it is connected (or connecting) to.
+    pub current: usize,
 }
 
 impl Default for ZkClient {
     fn default() -> Self {
-        ZkClient { session: None, state: ConnState::Connecting, outstanding: BTreeMap::new(), next_xid: 1, conn_gen: 0 }
+        ZkClient {
+            session: None,
+            state: ConnState::Connecting,
+            outstanding: BTreeMap::new(),
+            next_xid: 1,
+            conn_gen: 0,
+            servers: alloc::vec![NodeId::ZK],
+            current: 0,
+        }
     }
 }
 
 impl ZkClient {
+    /// The server it is connected (or connecting) to.
+    pub fn server(&self) -> NodeId {
+        self.servers.get(self.current).copied().unwrap_or(NodeId::ZK)
+    }
+
+    /// `StaticHostProvider.next` (3.4.10 `StaticHostProvider.java:94`): the next server of the
+    /// list, round robin. Returns `(left, now)`.
+    pub fn next_server(&mut self) -> (NodeId, NodeId) {
+        let left = self.server();
+        self.current = (self.current + 1) % self.servers.len().max(1);
+        (left, self.server())
+    }
+
     /// Queues a request; returns `(xid, send_now)`: send it now when connected, else it waits.
     pub fn submit(&mut self, op: ZkOp, purpose: Purpose) -> (u64, bool) {
         let xid = self.next_xid;
@@ -132,7 +157,7 @@ impl ZkClient {
         let (xid, now) = self.submit(op.clone(), purpose);
         if now {
             if let Some(session) = self.session {
-                out.send(NodeId::Zk, Payload::ZkRequest { session, xid, op, controller });
+                out.send(self.server(), Payload::ZkRequest { session, xid, op, controller });
             }
         }
         xid

@@ -17,7 +17,9 @@ fn legacy_search_finds_and_shrinks_a_leader_minus_one_schedule() {
     // 254 schedules), so the test uses the seed that keeps it fast.
     let mut ex = Explorer::new(base(), Options { mode: Mode::Legacy, seed: 4, ..Options::default() });
     let c = ex.run(2000).cloned().expect("a violation within 2000 schedules");
-    assert!(c.schedule.len() <= 6, "shrunk to a handful of faults: {:?}", c.schedule);
+    // Tick-bucket expiry (ZooKeeper 3.4 SessionTrackerImpl) shifts which schedules break: seed 1 now
+    // shrinks to 7 faults (it was 6 with exact-instant expiry).
+    assert!(c.schedule.len() <= 7, "shrunk to a handful of faults: {:?}", c.schedule);
     assert!(c.schedule.len() <= c.original_faults);
     // It replays, from the scenario file the explorer writes.
     let s = Scenario::from_json(&c.scenario.to_json()).expect("counterexample is a valid scenario");

@@ -28,7 +28,7 @@ fn seed_with_b1_cut_at(at_ms: u64) -> Scenario {
         .script
         .iter_mut()
         .find(|e| {
-            e.command == Command::Cut { a: NodeId::Broker(1), b: NodeId::Zk, dir: splitbrain_sim::Direction::Both }
+            e.command == Command::Cut { a: NodeId::Broker(1), b: NodeId::ZK, dir: splitbrain_sim::Direction::Both }
         })
         .expect("seed-incident cuts broker 1 from ZooKeeper");
     cut.at_ms = at_ms;

@@ -33,7 +33,7 @@ fn seed_incident_in_kraft_ends_with_every_partition_led() {
     );
     let v = w.view();
     assert!(v.nodes.iter().any(|n| n.id == NodeId::Voter(1) && n.acting_controller));
-    assert!(!v.nodes.iter().any(|n| n.id == NodeId::Zk), "no ZooKeeper in kraft mode");
+    assert!(!v.nodes.iter().any(|n| n.id == NodeId::ZK), "no ZooKeeper in kraft mode");
 }
 
 #[test]

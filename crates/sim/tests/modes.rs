@@ -31,7 +31,7 @@ fn fenced_seed_incident_ends_with_every_partition_led() {
     // keeps the partition led here is that timing, not the fence: broker 2 loads leader 1 (not
     // live) and elects again.
     let cut = mark_index(&events, 0, |m| {
-        matches!(m, Mark::Fault { command: Command::Cut { a: NodeId::Broker(1), b: NodeId::Zk, .. } })
+        matches!(m, Mark::Fault { command: Command::Cut { a: NodeId::Broker(1), b: NodeId::Zk(_), .. } })
     })
     .unwrap();
     let p3 = offsets(3);
@@ -127,7 +127,7 @@ fn a_controller_move_without_expiry_still_breaks_1_1_but_not_the_fence() {
         // The notification ZooKeeper held while broker 1 was cut reaches it when the link heals
         // (the connection never dropped), and broker 1 resigns long before its crash. A watch
         // notification has no mark: it is found by its line.
-        let heal = fault(&|c| matches!(c, Command::Heal { a: NodeId::Broker(1), b: NodeId::Zk, .. }));
+        let heal = fault(&|c| matches!(c, Command::Heal { a: NodeId::Broker(1), b: NodeId::ZK, .. }));
         let notified = deleted
             + events[deleted..]
                 .iter()
@@ -287,7 +287,7 @@ fn a_create_lost_with_its_session_makes_one_oh_delete_another_brokers_controller
     use splitbrain_sim::Direction;
     let mut s = builtin("seed-incident").unwrap();
     s.script.retain(|e| e.at_ms <= 17_000);
-    let (b2, zk) = (NodeId::Broker(2), NodeId::Zk);
+    let (b2, zk) = (NodeId::Broker(2), NodeId::ZK);
     s.script.push(ScriptEntry { at_ms: 22_555, command: Command::Cut { a: b2, b: zk, dir: Direction::Both } });
     s.script.push(ScriptEntry { at_ms: 32_000, command: Command::Heal { a: b2, b: zk, dir: Direction::Both } });
     s.end_ms = Some(60_000);

@@ -31,6 +31,7 @@ fn cluster(brokers: usize) -> Scenario {
             controller: None,
             controller_epoch: 1,
             replica_lag_time_max_ms: 10_000,
+            zookeeper: None,
         },
         consumers: vec![ConsumerSpec { id: 1, group: "payments-group".into() }],
         script: vec![],
@@ -42,7 +43,7 @@ fn cluster(brokers: usize) -> Scenario {
 }
 
 fn node(brokers: usize) -> impl Strategy<Value = NodeId> {
-    prop_oneof![Just(NodeId::Zk), (1..=brokers as i32).prop_map(NodeId::Broker)]
+    prop_oneof![Just(NodeId::ZK), (1..=brokers as i32).prop_map(NodeId::Broker)]
 }
 
 fn command(brokers: usize) -> impl Strategy<Value = Command> {

@@ -78,7 +78,7 @@ fn seed_incident_ends_with_leader_minus_one_and_a_stuck_consumer() {
     let lost = saw
         + events[saw..]
             .iter()
-            .position(|e| e.kind == EventKind::MessageDropped && e.node == NodeId::Zk && e.from == Some(b1))
+            .position(|e| e.kind == EventKind::MessageDropped && e.node == NodeId::ZK && e.from == Some(b1))
             .expect("a message from broker 1 to ZooKeeper is dropped");
     // With 1.0's one-by-one context reads (one getData per partition) the cut catches broker 1
     // still reading partition states in initializeControllerContext; ZkClient retries that read
@@ -109,7 +109,7 @@ fn seed_incident_ends_with_leader_minus_one_and_a_stuck_consumer() {
         "the deposed write for partition 3",
         &|m| matches!(m, Mark::DeposedWriteAccepted { partition, .. } if partition == &p3),
     );
-    assert_eq!(events[landed].node, NodeId::Zk);
+    assert_eq!(events[landed].node, NodeId::ZK);
     assert_eq!(
         first_mark(&events[landed..=landed], |m| m.partition() == Some(&p3)).unwrap().1,
         &Mark::DeposedWriteAccepted {

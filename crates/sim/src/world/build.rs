@@ -75,7 +75,12 @@ impl World {
             last_dropped: Vec::new(),
             last_delivered: None,
             last_node: None,
+            stalled: Vec::new(),
         };
+        if w.plane.kraft().is_none() {
+            let mut log = super::StepLog::new(NodeId::ZK, crate::event::EventKind::Info, alloc::string::String::new());
+            w.sync_zk_relay(&mut log);
+        }
         w.alerts = w.compute_alerts();
         Ok(w)
     }
@@ -135,6 +140,7 @@ fn zookeeper_steady_state(cfg: &Config) -> (ControlPlane, BTreeMap<BrokerId, Rc<
         let s = sessions[&b];
         let mut br = running_broker(cfg, b);
         br.zk.session = Some(s);
+        br.zk.servers = cfg.zk.connect_of(b);
         br.controller.active_id = cfg.controller;
         let _ = zk.apply(s, &ZkOp::GetData { path: "/controller".into(), watch: true }, 0);
         if b == cfg.controller {
@@ -161,7 +167,23 @@ fn zookeeper_steady_state(cfg: &Config) -> (ControlPlane, BTreeMap<BrokerId, Rc<
         br.load_metadata(live.clone(), infos.clone());
         brokers.insert(b, Rc::new(br));
     }
-    (ControlPlane::ZooKeeper(Rc::new(ZkServerNode::new(zk))), brokers)
+    // Every server holds the same tree at time 0; with equal zxids the highest id won the
+    // election (FastLeaderElection.totalOrderPredicate).
+    let ens = &cfg.zk;
+    let leader = ens.servers.iter().max().copied();
+    let mut servers = BTreeMap::new();
+    for &id in &ens.servers {
+        let peers: Vec<NodeId> = ens.servers.iter().copied().filter(|p| *p != id).collect();
+        let mut z = ZkServerNode::member(id, peers, zk.clone(), ens.tick_ms, ens.sync_limit, leader, 0);
+        for (b, br) in &brokers {
+            let br: &Rc<Broker> = br;
+            if br.zk.server() == id {
+                z.seed_client(NodeId::Broker(*b), sessions[b]);
+            }
+        }
+        servers.insert(id, z);
+    }
+    (ControlPlane::ZooKeeper(Rc::new(servers)), brokers)
 }
 
 /// KRaft: the quorum with its committed metadata log, and every broker having published the

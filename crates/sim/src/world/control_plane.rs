@@ -2,8 +2,9 @@
 //! clients are the brokers' controllers) or a KRaft quorum (with each broker's metadata image).
 //! One enum, chosen once from [`crate::Behaviour::control_plane`] when the world is built, so a
 //! KRaft run never builds a ZooKeeper it would throw away.
-use crate::ids::BrokerId;
+use crate::ids::{BrokerId, NodeId};
 use crate::kraft::{Image, Kraft};
+use crate::zookeeper::Role;
 use crate::zookeeper::{DataTree, ZkServerNode};
 use alloc::collections::BTreeMap;
 use alloc::rc::Rc;
@@ -11,8 +12,8 @@ use alloc::rc::Rc;
 /// The control plane of a run.
 #[derive(Clone, Debug)]
 pub enum ControlPlane {
-    /// A ZooKeeper server node.
-    ZooKeeper(Rc<ZkServerNode>),
+    /// The ZooKeeper servers, by name.
+    ZooKeeper(Rc<BTreeMap<NodeId, ZkServerNode>>),
     /// A KRaft quorum, and the metadata image each broker has folded so far.
     Kraft {
         /// The voters.
@@ -23,18 +24,31 @@ pub enum ControlPlane {
 }
 
 impl ControlPlane {
-    /// The ZooKeeper data tree, when the control plane is ZooKeeper.
+    /// The ZooKeeper data tree, when the control plane is ZooKeeper: the leader's replica (the
+    /// first server's while none leads).
     pub fn zk(&self) -> Option<&DataTree> {
+        let servers = self.zk_servers()?;
+        let leader = servers.values().find(|s| s.role() == Role::Leading);
+        leader.or_else(|| servers.values().next()).map(|s| s.tree())
+    }
+
+    /// The ZooKeeper servers.
+    pub fn zk_servers(&self) -> Option<&BTreeMap<NodeId, ZkServerNode>> {
         match self {
-            ControlPlane::ZooKeeper(z) => Some(z.tree()),
+            ControlPlane::ZooKeeper(z) => Some(z),
             ControlPlane::Kraft { .. } => None,
         }
     }
 
-    /// The ZooKeeper server node, to run one of its handlers.
-    pub(crate) fn zk_node_mut(&mut self) -> Option<&mut ZkServerNode> {
+    /// The leading ZooKeeper server, if one leads.
+    pub fn zk_leader(&self) -> Option<NodeId> {
+        self.zk_servers()?.values().find(|s| s.role() == Role::Leading).map(|s| s.id())
+    }
+
+    /// A ZooKeeper server node, to run one of its handlers.
+    pub(crate) fn zk_node_mut(&mut self, id: NodeId) -> Option<&mut ZkServerNode> {
         match self {
-            ControlPlane::ZooKeeper(z) => Some(Rc::make_mut(z)),
+            ControlPlane::ZooKeeper(z) => Rc::make_mut(z).get_mut(&id),
             ControlPlane::Kraft { .. } => None,
         }
     }

@@ -1,7 +1,8 @@
 //! Faults applied to the world: network cuts and heals (per direction), latency, crashes and
 //! restarts, a consumer restart, an operator deleting `/controller`. A fault changes the network
-//! or a process, then tells the nodes what they would observe of it — the ZooKeeper server that a
-//! client went silent or is heard again, a broker that its ZooKeeper link is back, a controller
+//! or a process, then tells the nodes what they would observe of it — a ZooKeeper server that its
+//! link to another server stalled or healed (a client going silent reaches the leader by the implicit
+//! ping relay after the step), a broker that its ZooKeeper link is back, a controller
 //! that a broker link healed — and routes what they do. In `kraft` mode a fault naming ZooKeeper
 //! applies to every voter link of the other end.
 use super::{StepLog, World};
@@ -24,13 +25,14 @@ impl World {
             .keys()
             .map(|b| {
                 let n = NodeId::Broker(*b);
-                (*b, (self.net.is_up(n, NodeId::Zk), self.net.both_up(n, NodeId::Zk)))
+                let z = self.zk_server_of(*b);
+                (*b, (self.net.is_up(n, z), self.net.both_up(n, z)))
             })
             .collect()
     }
 
     pub(super) fn apply_inner(&mut self, cmd: &Command) -> StepLog {
-        let mut log = StepLog::new(NodeId::Zk, EventKind::Fault, format!("FAULT: {}", cmd.describe()));
+        let mut log = StepLog::new(NodeId::ZK, EventKind::Fault, format!("FAULT: {}", cmd.describe()));
         if let Some(n) = cmd.nodes().first() {
             log.node = *n;
         }
@@ -80,7 +82,9 @@ impl World {
                 }
             }
             Command::DeleteController => {
-                let deleted = self.with_zk(&mut log, |zk, _, links, out| zk.admin_delete("/controller", links, out));
+                let leader = self.plane.zk_leader().unwrap_or(NodeId::ZK);
+                let deleted = self
+                    .with_zk(leader, &mut log, |zk, now, links, out| zk.admin_delete("/controller", now, links, out));
                 if deleted == Some(true) {
                     log.line = String::from(
                         "FAULT: delete /controller (an operator, from zookeeper-shell): every broker watching it re-elects",
@@ -101,7 +105,7 @@ impl World {
         let voters: Vec<NodeId> = self.cfg.voters().map(NodeId::Voter).collect();
         let expand = |a: NodeId, b: NodeId| -> Vec<(NodeId, NodeId)> {
             match (a, b) {
-                (NodeId::Zk, o) | (o, NodeId::Zk) => voters.iter().map(|v| (o, *v)).collect(),
+                (NodeId::Zk(_), o) | (o, NodeId::Zk(_)) => voters.iter().map(|v| (o, *v)).collect(),
                 _ => alloc::vec![(a, b)],
             }
         };
@@ -180,7 +184,6 @@ impl World {
     }
 
     pub(super) fn crash(&mut self, b: BrokerId, log: &mut StepLog) {
-        let session = self.brokers[&b].zk.session;
         {
             let br = self.broker_mut(b);
             br.alive = false;
@@ -189,10 +192,6 @@ impl World {
             EventKind::Process,
             format!("[KafkaServer id={b}] process killed; its ZooKeeper session lives until it times out"),
         ));
-        if let Some(s) = session {
-            let n = NodeId::Broker(b);
-            self.with_zk(log, |zk, now, _, out| zk.on_client_link(n, s, ClientLink::Silent, now, out));
-        }
         self.broker_mut(b).isr_check_pending = false;
     }
 
@@ -205,19 +204,13 @@ impl World {
         let after_zk = self.zk_views();
         let ids: Vec<BrokerId> = self.brokers.keys().copied().collect();
         for b in ids {
-            let (up0, both0) = before_zk[&b];
-            let (up1, both1) = after_zk[&b];
+            let (_, both0) = before_zk[&b];
+            let (_, both1) = after_zk[&b];
             let br = &self.brokers[&b];
             if !br.alive {
                 continue;
             }
-            let session = br.zk.session;
             let gen = br.zk.conn_gen;
-            if let (Some(s), true) = (session, up0 != up1) {
-                let change = if up1 { ClientLink::Heard } else { ClientLink::Silent };
-                let n = NodeId::Broker(b);
-                self.with_zk(log, |zk, now, _, out| zk.on_client_link(n, s, change, now, out));
-            }
             if both0 && !both1 {
                 let t = self.cfg.read_timeout_ms();
                 self.schedule_timer(NodeId::Broker(b), t, Timer::ZkReadTimeout { gen });
@@ -229,8 +222,34 @@ impl World {
                 let br = &self.brokers[&b];
                 if let (ConnState::Connected, Some(s)) = (br.zk.state, br.zk.session) {
                     let n = NodeId::Broker(b);
-                    self.with_zk(log, |zk, now, _, out| zk.on_client_link(n, s, ClientLink::Healed, now, out));
+                    let z = br.zk.server();
+                    self.with_zk(z, log, |zk, _, _, out| zk.on_client_link(n, s, ClientLink::Healed, out));
                 }
+            }
+        }
+        // Servers learn that a quorum connection stalled or came back.
+        let servers: Vec<NodeId> = self.zk_servers().map(|z| z.id()).collect();
+        let after_links = self.dir_states();
+        let both = |m: &BTreeMap<(NodeId, NodeId), bool>, a: NodeId, b: NodeId| {
+            m.get(&(a, b)).copied().unwrap_or(true) && m.get(&(b, a)).copied().unwrap_or(true)
+        };
+        for &a in &servers {
+            for &p in &servers {
+                let (up0, up1) = (both(before, a, p), both(&after_links, a, p));
+                if a != p && up0 != up1 {
+                    self.with_zk(a, log, |zk, now, _, out| zk.on_peer_link(p, up1, now, out));
+                }
+            }
+        }
+        // Packets held on a stalled server–server connection go on, in order.
+        let stalled = core::mem::take(&mut self.stalled);
+        for mut m in stalled {
+            if self.net.is_up(m.from, m.to) {
+                let lat = self.net.link(m.from, m.to).map(|l| l.latency_ms).unwrap_or(0);
+                m.deliver_ms = self.now + lat;
+                self.queue.push(m.deliver_ms, super::Item::Deliver(m));
+            } else {
+                self.stalled.push(m);
             }
         }
         // Controller requests held on a cut broker–broker link go out again.

@@ -72,6 +72,8 @@ pub struct World {
     /// The message delivered in the last step (for drawing).
     pub(crate) last_delivered: Option<Message>,
     last_node: Option<NodeId>,
+    /// Packets between two ZooKeeper servers held on a cut link, in send order.
+    pub(crate) stalled: Vec<Message>,
 }
 
 impl World {
@@ -110,9 +112,14 @@ impl World {
         &self.alerts
     }
 
-    /// ZooKeeper's data tree and sessions.
+    /// ZooKeeper's data tree and sessions (the leader's replica).
     pub fn zk(&self) -> Option<&DataTree> {
         self.plane.zk()
+    }
+
+    /// The ZooKeeper servers.
+    pub fn zk_servers(&self) -> impl Iterator<Item = &ZkServerNode> {
+        self.plane.zk_servers().into_iter().flat_map(|m| m.values())
     }
 
     /// A broker.
@@ -226,7 +233,10 @@ impl World {
     /// Whether a command can be applied to this cluster.
     pub fn check_command(&self, cmd: &Command) -> Result<(), String> {
         let known = |n: NodeId| match n {
-            NodeId::Zk => true,
+            NodeId::Zk(_) => match self.plane.zk_servers() {
+                Some(z) => z.contains_key(&n),
+                None => n == NodeId::ZK,
+            },
             NodeId::Broker(b) => self.brokers.contains_key(&b),
             NodeId::Client(c) => self.consumers.contains_key(&c),
             NodeId::Voter(v) => self.plane.kraft().is_some_and(|k| k.voters.contains_key(&v)),
@@ -260,8 +270,9 @@ impl World {
     fn compute_alerts(&mut self) -> Vec<Alert> {
         match &self.plane {
             ControlPlane::Kraft { quorum, .. } => alerts::check_kraft(quorum, self.consumers.values()),
-            ControlPlane::ZooKeeper(zk) => {
-                alerts::check(zk.tree(), self.brokers.values(), self.consumers.values(), &mut self.divergence)
+            ControlPlane::ZooKeeper(_) => {
+                let tree = self.plane.zk().expect("a ZooKeeper plane has a server");
+                alerts::check(tree, self.brokers.values(), self.consumers.values(), &mut self.divergence)
             }
         }
     }
@@ -347,18 +358,24 @@ impl World {
         self.route(NodeId::Client(id), out, log);
     }
 
-    /// Runs a ZooKeeper server handler, with what the server can observe of its clients now, and
-    /// routes its effects (`None` when the control plane is not ZooKeeper).
+    /// Runs a ZooKeeper server's handler, with what the server can observe of its clients now,
+    /// and routes its effects (`None` when there is no such server).
     fn with_zk<R>(
         &mut self,
+        server: NodeId,
         log: &mut StepLog,
         f: impl FnOnce(&mut ZkServerNode, u64, &dyn ClientLinks, &mut Outbox) -> R,
     ) -> Option<R> {
         let mut out = Outbox::default();
         let links = ZkLinks { net: &self.net, brokers: &self.brokers };
-        let r = f(self.plane.zk_node_mut()?, self.now, &links, &mut out);
-        self.route(NodeId::Zk, out, log);
+        let r = f(self.plane.zk_node_mut(server)?, self.now, &links, &mut out);
+        self.route(server, out, log);
         Some(r)
+    }
+
+    /// The ZooKeeper server a broker's client talks to.
+    pub(crate) fn zk_server_of(&self, b: BrokerId) -> NodeId {
+        self.brokers.get(&b).map(|br| br.zk.server()).unwrap_or(NodeId::ZK)
     }
 
     fn broker_liveness(&self) -> BTreeMap<BrokerId, bool> {
@@ -392,6 +409,9 @@ impl World {
     // ---- delivery -----------------------------------------------------------------------------
 
     fn drop_reason(&self, m: &Message) -> Option<String> {
+        if m.from.is_zk() && m.to.is_zk() {
+            return None; // held while the link is cut (see `deliver`)
+        }
         if m.from != m.to {
             match self.net.dir(m.from, m.to) {
                 Some(d) if d.up && d.gen == m.link_gen => {}
@@ -414,6 +434,14 @@ impl World {
 
     fn deliver(&mut self, m: Message) -> StepLog {
         let label = m.payload.label();
+        if m.from.is_zk() && m.to.is_zk() && !self.net.is_up(m.from, m.to) {
+            // A stalled TCP connection between two servers: the packet waits, in order.
+            let mut log =
+                StepLog::new(m.to, EventKind::Info, format!("{} → {}: {label} (held: link cut)", m.from, m.to));
+            log.from = Some(m.from);
+            self.stalled.push(m);
+            return log;
+        }
         if let Some(reason) = self.drop_reason(&m) {
             let mut log = StepLog::new(
                 m.to,
@@ -455,7 +483,7 @@ impl World {
                     }
                 }
             }
-            NodeId::Zk => self.deliver_to_zk(m, &mut log),
+            NodeId::Zk(_) => self.deliver_to_zk(m, &mut log),
             NodeId::Broker(b) => self.deliver_to_broker(b, m, &mut log),
             NodeId::Client(c) => {
                 let from = m.from;
@@ -482,8 +510,8 @@ impl World {
             | (Payload::ZkResponse { session, xid, .. }, _, NodeId::Broker(b)) => {
                 self.broker_mut(b).on_zk_packet_lost(*session, *xid);
             }
-            (Payload::ZkWatch { event }, _, _) => {
-                self.with_zk(log, |zk, _, _, out| zk.on_watch_undelivered(event, out));
+            (Payload::ZkWatch { event }, from, _) => {
+                self.with_zk(from, log, |zk, _, _, out| zk.on_watch_undelivered(event, out));
             }
             (Payload::LeaderAndIsr { .. } | Payload::UpdateMetadata { .. }, NodeId::Broker(x), NodeId::Broker(y)) => {
                 // Only the link failed (the target is up): the sender's RequestSendThread retries.
@@ -499,21 +527,33 @@ impl World {
     }
 
     fn deliver_to_zk(&mut self, m: Message, log: &mut StepLog) {
-        log.node = NodeId::Zk;
+        log.node = m.to;
         log.kind = EventKind::ZkRequest;
-        self.with_zk(log, |zk, now, links, out| zk.on_message(m.from, m.payload, now, links, out));
+        self.with_zk(m.to, log, |zk, now, links, out| zk.on_message(m.from, m.payload, now, links, out));
     }
 
     fn deliver_to_broker(&mut self, b: BrokerId, m: Message, log: &mut StepLog) {
         let from = m.from;
+        if from.is_zk() && from != self.zk_server_of(b) {
+            log.line = format!(
+                "{} ← {from}: {label} (from a server it no longer talks to; ignored)",
+                NodeId::Broker(b),
+                label = m.payload.label()
+            );
+            return;
+        }
         match m.payload {
+            Payload::ZkClosed => {
+                log.kind = EventKind::ZkSession;
+                self.with_broker(b, log, |br, cfg, out| br.on_zk_closed(cfg, out));
+            }
             Payload::ZkConnectResponse { result } => {
                 log.kind = EventKind::ZkSession;
                 self.with_broker(b, log, |br, cfg, out| br.on_zk_connect_response(result, cfg, out));
             }
             Payload::ZkResponse { session, xid, result } => {
                 log.kind = EventKind::ZkResponse;
-                log.line = format!("{} ← zk: {}", NodeId::Broker(b), result_summary(&result));
+                log.line = format!("{} ← {from}: {}", NodeId::Broker(b), result_summary(&result));
                 self.with_broker(b, log, |br, cfg, out| br.on_zk_response(session, xid, result, cfg, out));
             }
             Payload::ZkWatch { event } => {
@@ -547,8 +587,8 @@ impl World {
     fn fire(&mut self, node: NodeId, incarnation: u64, timer: Timer) -> StepLog {
         let mut log = StepLog::new(node, EventKind::Info, format!("{node}: timer {timer:?}"));
         match node {
-            NodeId::Zk => {
-                self.with_zk(&mut log, |zk, now, links, out| zk.on_timer(&timer, now, links, out));
+            NodeId::Zk(_) => {
+                self.with_zk(node, &mut log, |zk, now, links, out| zk.on_timer(&timer, now, links, out));
             }
             NodeId::Broker(b) => {
                 let br = &self.brokers[&b];
@@ -557,7 +597,10 @@ impl World {
                     return log;
                 }
                 match timer {
-                    Timer::ZkReadTimeout { .. } if self.net.both_up(node, NodeId::Zk) => {
+                    Timer::ZkReadTimeout { .. }
+                        if br.zk.state == crate::zk_client::ConnState::Connected
+                            && self.net.both_up(node, br.zk.server()) =>
+                    {
                         log.line = format!("{node}: ZooKeeper read-timeout check: the link is back, still connected");
                     }
                     Timer::IsrCheck => {
@@ -571,7 +614,7 @@ impl World {
                     }
                     t => {
                         log.line = format!("{node}: ZooKeeper read timeout ({} ms)", self.cfg.read_timeout_ms());
-                        self.with_broker(b, &mut log, |br, _, out| br.on_timer(&t, out));
+                        self.with_broker(b, &mut log, |br, cfg, out| br.on_timer(&t, cfg, out));
                     }
                 }
             }
@@ -643,6 +686,7 @@ impl World {
         if self.plane.kraft().is_some() {
             return;
         }
+        self.sync_zk_relay(log);
         let ids: Vec<BrokerId> = self.brokers.keys().copied().collect();
         for b in ids {
             let due = self.brokers[&b].isr_check_due(&|tp, r| self.in_sync(b, tp, r), &self.cfg);
@@ -651,6 +695,24 @@ impl World {
                 self.broker_mut(b).schedule_isr_check(wait, &mut out);
                 self.route(NodeId::Broker(b), out, log);
             }
+        }
+    }
+
+    /// The implicit PING round: each leader learns which sessions' touches reach it now
+    /// ([`crate::zookeeper::relayed_touches`]); only a change runs its handler.
+    pub(crate) fn sync_zk_relay(&mut self, log: &mut StepLog) {
+        let relays = match self.plane.zk_servers() {
+            Some(servers) => {
+                let links = ZkLinks { net: &self.net, brokers: &self.brokers };
+                crate::zookeeper::relayed_touches(servers, &links)
+                    .into_iter()
+                    .filter(|(l, t)| servers[l].touches_changed(t))
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        for (leader, touched) in relays {
+            self.with_zk(leader, log, |zk, now, _, out| zk.on_touches(&touched, now, out));
         }
     }
 }
@@ -662,15 +724,21 @@ struct ZkLinks<'a> {
 }
 
 impl ClientLinks for ZkLinks<'_> {
-    fn reachable(&self, client: NodeId) -> bool {
-        self.net.both_up(client, NodeId::Zk)
+    fn reachable(&self, server: NodeId, client: NodeId) -> bool {
+        self.net.both_up(client, server)
     }
 
-    fn pinging(&self, client: NodeId, session: SessionId) -> bool {
+    fn peers_up(&self, a: NodeId, b: NodeId) -> bool {
+        self.net.both_up(a, b)
+    }
+
+    fn pinging(&self, server: NodeId, client: NodeId, session: SessionId) -> bool {
         match client {
             NodeId::Broker(b) => {
-                self.brokers.get(&b).is_some_and(|br| br.alive && br.zk.session == Some(session))
-                    && self.net.is_up(client, NodeId::Zk)
+                self.brokers
+                    .get(&b)
+                    .is_some_and(|br| br.alive && br.zk.session == Some(session) && br.zk.server() == server)
+                    && self.net.is_up(client, server)
             }
             _ => false,
         }

@@ -5,9 +5,13 @@
 //! session expiry — is the sans-IO node in [`server`]: sessions are expired only by the server, and a
 //! client cut off from ZooKeeper cannot learn it has expired until it reconnects (ZooKeeper
 //! programmer's guide, "Sessions"; ZOOKEEPER-688).
+pub mod quorum;
 pub mod server;
+pub mod session_tracker;
 
+pub use quorum::{relayed_touches, Origin, PeerMsg, Role, Txn};
 pub use server::{ClientLink, ClientLinks, ZkServerNode};
+pub use session_tracker::SessionTracker;
 
 use crate::ids::{fmt_ids, BrokerId, NodeId, TopicPartition};
 use alloc::collections::{BTreeMap, BTreeSet};
@@ -467,7 +471,7 @@ enum WatchTable {
 
 /// The ensemble's data (ZooKeeper's `DataTree` with the session table of `SessionTrackerImpl`):
 /// what [`server::ZkServerNode`] reads and writes when it handles a request.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct DataTree {
     nodes: BTreeMap<String, Znode>,
     sessions: BTreeMap<SessionId, Session>,
@@ -506,6 +510,11 @@ impl DataTree {
             },
         );
         s
+    }
+
+    /// The id the next [`DataTree::open_session`] will give.
+    pub fn next_session_id(&self) -> SessionId {
+        self.next_session + 1
     }
 
     /// Opens a new session for `owner` (`SessionTrackerImpl.createSession`).

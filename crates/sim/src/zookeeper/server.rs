@@ -1,63 +1,121 @@
-//! The ZooKeeper server as a sans-IO node: like a broker, it takes messages, timers and what it
-//! observes of its clients' connections, and answers with effects in an [`Outbox`] (send, timer,
-//! log, mark). It owns the [`DataTree`] and everything a real server keeps beside it:
+//! One ZooKeeper server as a sans-IO node (ZooKeeper 3.4.10): it takes messages from clients and
+//! from the other servers, timers, and what it observes of its clients' connections, and answers
+//! with effects in an [`Outbox`]. Each server keeps its own replica of the [`DataTree`] and the
+//! zxid of the last transaction it applied; reads are served from the local replica (a lagging
+//! follower answers stale reads), writes go through the leader ([`super::quorum`]).
 //!
-//! * connections and sessions — a connect opens a session or resumes a live one
-//!   (`ZooKeeperServer.processConnectRequest`, `reopenSession`), an expired one is refused;
-//! * requests — checked and applied (`PrepRequestProcessor`, `FinalRequestProcessor`), with the
-//!   reply, and the watch notifications they trigger (`WatchManager.triggerWatch`,
-//!   `NIOServerCnxn.process`);
-//! * notifications a client cannot receive while its link is cut, held and sent when its
+//! * connections and sessions — a connect opens a session (a `createSession` transaction) or
+//!   resumes a live one (`ZooKeeperServer.processConnectRequest`, `reopenSession`); a follower
+//!   asks the leader to revalidate a resumed session, which touches it
+//!   (`release-3.4.10 Learner.java:106` `validateSession`, `LearnerHandler.java:597` REVALIDATE);
+//! * requests — a client's packet touches its session on the server it is connected to
+//!   (`ZooKeeperServer.java:741` `submitRequest` → `touch`); on a follower the touch goes in the
+//!   `LearnerSessionTracker` touch table (`LearnerSessionTracker.java:36,65`) and reaches the
+//!   leader only in the reply to the leader's PING (`Learner.java:538`, `LearnerHandler.java:586-594`),
+//!   which the model makes implicit ([`super::quorum::relayed_touches`], [`ZkServerNode::on_touches`]);
+//!   a request forwarded to the leader carries no connection and does not touch the session there,
+//!   it only passes `checkSession` (`PrepRequestProcessor.java:325`, `SessionTrackerImpl.java:260`);
+//! * each server applies committed transactions to its replica in zxid order and fires the watches
+//!   registered on it (`FinalRequestProcessor`); the server the client is connected to replies;
+//! * notifications a client cannot receive while its link is cut are held and sent when its
 //!   connection works again (the connection's outgoing queue, or `SetWatches` on a reconnect);
-//! * the `SessionTracker` (`SessionTrackerImpl`): a session not heard from within its timeout
-//!   expires, its ephemerals are deleted and their watchers told (`ZooKeeperServer.expire`,
-//!   `DataTree.killSession`).
+//! * the leader's [`SessionTracker`] expires sessions in tick buckets; the `closeSession`
+//!   transaction deletes the session's ephemerals on every server as it applies it, and the server
+//!   the expired client is connected to closes its connection (`FinalRequestProcessor.java:124-133`).
 //!
-//! The server never reads the network or a broker: what a real server would observe of a client —
-//! is its connection up both ways, is it still pinging on a session — comes through
-//! [`ClientLinks`], and changes to a client's connection come in through
-//! [`ZkServerNode::on_client_link`].
+//! The standalone server `zk` is a leader of a one-server ensemble: no forwarding, no pings, and
+//! the same bucketed expiry (standalone 3.4 also uses `SessionTrackerImpl`,
+//! `ZooKeeperServer.java:440` `createSessionTracker`): its clients' touches are direct, so a session
+//! last heard at `t` expires at `roundToInterval(t + timeout)`.
+//!
+//! Simplifications: watches live on the server a client set them on; a client that moves to
+//! another server does not re-register them (`SetWatches`), so a notification fired on its old
+//! server is held there. A client "pinging" a server is read from [`ClientLinks`] at the moment
+//! the server looks (a live, connected client is heard continuously). Expirer timers exist only
+//! for sessions that stopped being touched, so an idle ensemble schedules nothing.
+use super::quorum::{Origin, PeerMsg, Role, Txn};
+use super::session_tracker::SessionTracker;
 use super::{result_summary, DataTree, MultiOp, SessionId, WatchEvent, ZData, ZkOp, ZkResult};
 use crate::effects::{Outbox, Timer};
 use crate::event::EventKind;
 use crate::ids::{NodeId, TopicPartition};
 use crate::mark::Mark;
 use crate::message::{ConnectResult, Payload};
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-/// What the server can observe of its clients' connections at the moment it handles an input.
+/// What a server can observe of its clients' connections at the moment it handles an input.
 pub trait ClientLinks {
-    /// Would a packet sent to `client` now reach it (its connection works both ways)?
-    fn reachable(&self, client: NodeId) -> bool;
-    /// Is `client` still pinging on `session` now: its process is up, it holds that session, and
-    /// its packets reach the server? (A ZooKeeper client pings every third of its timeout; the
-    /// model treats any live, connected client as heard continuously.)
-    fn pinging(&self, client: NodeId, session: SessionId) -> bool;
+    /// Would a packet sent from `server` to `client` now reach it (its connection works both ways)?
+    fn reachable(&self, server: NodeId, client: NodeId) -> bool;
+    /// Is `client` still pinging `server` on `session` now: its process is up, it holds that
+    /// session, it is connected to that server, and its packets reach it? (A ZooKeeper client
+    /// pings every third of its timeout; the model treats a live, connected client as heard
+    /// continuously.)
+    fn pinging(&self, server: NodeId, client: NodeId, session: SessionId) -> bool;
+    /// Does the link between two servers work both ways now (their quorum connection is not
+    /// stalled)?
+    fn peers_up(&self, a: NodeId, b: NodeId) -> bool;
 }
 
 /// A change in what the server hears of a client's connection.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum ClientLink {
-    /// The server stops hearing from the client (its process died, or its packets no longer
-    /// arrive): the session was last heard now, and its expiry clock starts
-    /// (`SessionTrackerImpl.touchSession`, then the expirer).
-    Silent,
-    /// The client's packets reach the server again: it is heard now.
-    Heard,
-    /// The connection works both ways again and the client kept it (it did not time out and
-    /// reconnect): notifications held for the session go out on it, in order.
+    /// The connection works both ways again and the client kept it: notifications held for the
+    /// session go out on it, in order.
     Healed,
 }
 
-/// The ZooKeeper server node (one linearizable ensemble).
+/// One ZooKeeper server.
 #[derive(Clone, Debug)]
 pub struct ZkServerNode {
-    tree: DataTree,
+    /// This server.
+    pub(super) id: NodeId,
+    /// The other servers of the ensemble.
+    pub(super) peers: Vec<NodeId>,
+    /// `tickTime`, ms.
+    pub(super) tick_ms: u64,
+    /// `syncLimit`, ticks.
+    pub(super) sync_limit: u64,
+    /// Leading, following or looking.
+    pub(super) role: Role,
+    /// The epoch of the current leadership this server leads or follows (its quorum connection);
+    /// a packet of another epoch belongs to a connection that was closed and is discarded.
+    pub(super) epoch: u64,
+    pub(super) tree: DataTree,
+    /// The zxid of the last transaction applied.
+    pub(super) zxid: u64,
+    /// The leader's session tracker (empty unless leading).
+    pub(super) tracker: SessionTracker,
+    /// Bucket times the expirer has a timer for.
+    pub(super) buckets: BTreeSet<u64>,
+    /// Leader: each tracked session's implicit relay — `Some(server)` while its client is heard
+    /// by `server` and that reaches the leader, `None` once it stopped (an expirer timer is armed).
+    pub(super) relay: BTreeMap<SessionId, Option<NodeId>>,
+    /// Peers whose link to this server stalled, and since when (a follower's entry for its
+    /// leader is its `relay_stalled_since`); cleared when the link heals.
+    pub(super) stalled: BTreeMap<NodeId, u64>,
+    /// A follower's commits that arrived ahead of an earlier one, by zxid.
+    pub(super) pending: BTreeMap<u64, (Txn, Option<Origin>)>,
+    /// Clients connected to this server, with their session.
+    pub(super) clients: BTreeMap<NodeId, SessionId>,
     /// Notifications that could not reach their session's client, by session, in order.
     held: BTreeMap<SessionId, Vec<WatchEvent>>,
+    /// Leader: followers synced with it (their connection is open), with when they joined;
+    /// follower: its leader.
+    pub(super) heard: BTreeMap<NodeId, u64>,
+    /// When the current role began.
+    pub(super) since: u64,
+    /// A follower has its leader's tree (SNAP received).
+    pub(super) synced: bool,
+    /// Looking: the latest vote or state heard from each peer this round.
+    pub(super) votes: BTreeMap<NodeId, (u64, NodeId, Role, u64)>,
+    /// Looking: the current notification timeout (`FastLeaderElection` `notTimeout`).
+    pub(super) not_timeout: u64,
+    /// Looking: election round, so stale election timers do nothing.
+    pub(super) round: u64,
 }
 
 impl Default for ZkServerNode {
@@ -67,14 +125,100 @@ impl Default for ZkServerNode {
 }
 
 impl ZkServerNode {
-    /// A server serving `tree` (built, or seeded, beforehand), holding no notifications.
+    /// The standalone server `zk` serving `tree` (built, or seeded, beforehand), every session of
+    /// the tree tracked as touched at time 0, with `tickTime` 2000.
     pub fn new(tree: DataTree) -> Self {
-        ZkServerNode { tree, held: BTreeMap::new() }
+        ZkServerNode::standalone(tree, 2000)
     }
 
-    /// The data tree and its sessions.
+    /// The standalone server `zk`.
+    pub fn standalone(tree: DataTree, tick_ms: u64) -> Self {
+        ZkServerNode::member(NodeId::ZK, Vec::new(), tree, tick_ms, 5, Some(NodeId::ZK), 0)
+    }
+
+    /// A server of an ensemble with `peers`, all holding `tree` at time 0; `leader` leads (epoch 1)
+    /// and the others follow it, synced.
+    pub fn member(
+        id: NodeId,
+        peers: Vec<NodeId>,
+        tree: DataTree,
+        tick_ms: u64,
+        sync_limit: u64,
+        leader: Option<NodeId>,
+        now: u64,
+    ) -> Self {
+        let role = match leader {
+            Some(l) if l == id => Role::Leading,
+            Some(l) => Role::Following(l),
+            None => Role::Looking,
+        };
+        let mut z = ZkServerNode {
+            id,
+            peers,
+            tick_ms,
+            sync_limit,
+            role,
+            epoch: 1,
+            zxid: 0,
+            tracker: SessionTracker::new(tick_ms),
+            buckets: BTreeSet::new(),
+            relay: BTreeMap::new(),
+            stalled: BTreeMap::new(),
+            pending: BTreeMap::new(),
+            clients: BTreeMap::new(),
+            held: BTreeMap::new(),
+            heard: BTreeMap::new(),
+            since: now,
+            synced: true,
+            votes: BTreeMap::new(),
+            not_timeout: super::quorum::FINALIZE_WAIT_MS,
+            round: 0,
+            tree,
+        };
+        match role {
+            Role::Leading => {
+                z.start_tracker(now);
+                let peers = z.peers.clone();
+                for p in peers {
+                    z.heard.insert(p, now);
+                }
+            }
+            Role::Following(l) => {
+                z.heard.insert(l, now);
+            }
+            Role::Looking => {}
+        }
+        z
+    }
+
+    /// This server's name.
+    pub fn id(&self) -> NodeId {
+        self.id
+    }
+
+    /// Its role.
+    pub fn role(&self) -> Role {
+        self.role
+    }
+
+    /// The zxid of the last transaction it applied.
+    pub fn zxid(&self) -> u64 {
+        self.zxid
+    }
+
+    /// Its replica of the data tree, with the session table.
     pub fn tree(&self) -> &DataTree {
         &self.tree
+    }
+
+    /// The leader's session tracker.
+    pub fn tracker(&self) -> &SessionTracker {
+        &self.tracker
+    }
+
+    /// The clients connected to it.
+    pub fn clients(&self) -> &BTreeMap<NodeId, SessionId> {
+        &self.clients
     }
 
     /// Notifications held for `session` until its client can receive them.
@@ -82,56 +226,115 @@ impl ZkServerNode {
         self.held.get(&session).map(|v| v.as_slice()).unwrap_or(&[])
     }
 
-    /// A message from a client: a connect (new session or resume) or a request.
+    /// Records that `client` holds `session` on this server (scenario set-up).
+    pub fn seed_client(&mut self, client: NodeId, session: SessionId) {
+        self.clients.insert(client, session);
+    }
+
+    /// A new leader's `SessionTracker` starts with every live session touched now.
+    pub(super) fn start_tracker(&mut self, now: u64) {
+        self.tracker = SessionTracker::new(self.tick_ms);
+        self.buckets.clear();
+        self.relay.clear();
+        let live: Vec<(SessionId, u64)> =
+            self.tree.sessions().filter(|s| !s.expired).map(|s| (s.id, s.timeout_ms)).collect();
+        for (id, timeout) in live {
+            self.tracker.add(id, timeout, now);
+        }
+    }
+
+    /// Touches `session` on this server at `now` because its client was heard: the leader
+    /// touches its tracker; on a follower the touch reaches the leader by the implicit ping relay
+    /// ([`super::quorum::relayed_touches`]). False if the leader knows the session no more or it
+    /// is closing, or the server is looking.
+    pub(super) fn touch(&mut self, session: SessionId, now: u64) -> bool {
+        match self.role {
+            Role::Leading => self.tracker.touch(session, now).is_some(),
+            Role::Following(_) => true,
+            Role::Looking => false,
+        }
+    }
+
+    pub(super) fn arm_bucket(&mut self, at: u64, now: u64, out: &mut Outbox) {
+        if self.buckets.insert(at) {
+            out.timer(at.saturating_sub(now), Timer::ZkExpireBucket { at });
+        }
+    }
+
+    /// A message from a client or a peer.
     pub fn on_message(&mut self, from: NodeId, payload: Payload, now: u64, links: &dyn ClientLinks, out: &mut Outbox) {
         match payload {
-            Payload::ZkConnect { session, timeout_ms } => self.on_connect(from, session, timeout_ms, now, out),
+            Payload::ZkConnect { session, timeout_ms } => self.on_connect(from, session, timeout_ms, now, links, out),
             Payload::ZkRequest { session, xid, op, controller } => {
                 self.on_request(from, session, xid, op, controller, now, links, out)
             }
+            Payload::ZkPeer { msg } => self.on_peer(from, msg, now, links, out),
             _ => {}
         }
     }
 
-    /// `ZooKeeperServer.processConnectRequest`: a client without a session gets a new one
-    /// (`SessionTrackerImpl.createSession`); one resuming a live session is revalidated
-    /// (`reopenSession`) and gets what the server held for it (the client's `SetWatches` on
-    /// reconnect); one resuming an expired session is told so and must start over.
-    fn on_connect(&mut self, from: NodeId, session: Option<SessionId>, timeout_ms: u64, now: u64, out: &mut Outbox) {
-        let result = match session {
-            Some(s) if self.tree.is_live(s) => {
-                self.tree.touch(s, now);
-                out.headline(EventKind::ZkRequest, format!("zk: session 0x{s:x} of {from} reconnected"));
-                ConnectResult::Connected(s)
-            }
-            Some(s) => {
+    /// `ZooKeeperServer.processConnectRequest`. A server that is not serving (looking) closes the
+    /// connection at once and the client tries its next server.
+    fn on_connect(
+        &mut self,
+        from: NodeId,
+        session: Option<SessionId>,
+        timeout_ms: u64,
+        now: u64,
+        links: &dyn ClientLinks,
+        out: &mut Outbox,
+    ) {
+        let me = self.id;
+        match (self.role, session) {
+            (Role::Looking, _) => {
                 out.headline(
                     EventKind::ZkRequest,
-                    format!("zk: {from} asks to resume session 0x{s:x}, which has expired"),
+                    format!("{me}: not serving (looking for a leader); closes {from}'s connection"),
                 );
-                ConnectResult::Expired
+                out.send(from, Payload::ZkClosed);
             }
-            None => {
-                let s = self.tree.open_session(from, timeout_ms, now);
+            (Role::Leading, Some(s)) => {
+                // reopenSession → revalidateSession: touch it (ZooKeeperServer.java:631).
+                if self.tree.is_live(s) && self.touch(s, now) {
+                    out.headline(EventKind::ZkRequest, format!("{me}: session 0x{s:x} of {from} reconnected"));
+                    self.accept(from, s, out);
+                } else {
+                    out.headline(
+                        EventKind::ZkRequest,
+                        format!("{me}: {from} asks to resume session 0x{s:x}, which has expired"),
+                    );
+                    out.send(from, Payload::ZkConnectResponse { result: ConnectResult::Expired });
+                }
+            }
+            (Role::Following(l), Some(s)) => {
                 out.headline(
                     EventKind::ZkRequest,
-                    format!("zk: new session 0x{s:x} for {from} (timeout {timeout_ms} ms)"),
+                    format!("{me}: {from} resumes session 0x{s:x}; asking leader {l} to revalidate it"),
                 );
-                ConnectResult::Connected(s)
+                let msg = PeerMsg::Revalidate { epoch: self.epoch, session: s, client: from };
+                out.send(l, Payload::ZkPeer { msg });
             }
-        };
-        out.send(from, Payload::ZkConnectResponse { result });
-        if let ConnectResult::Connected(s) = result {
-            self.release_held(s, from, out);
+            (_, None) => {
+                let txn = Txn::CreateSession { owner: from, timeout_ms, now };
+                let origin = Origin { server: me, client: from, xid: 0 };
+                out.headline(
+                    EventKind::ZkRequest,
+                    format!("{me}: {from} asks for a new session (timeout {timeout_ms} ms)"),
+                );
+                self.submit(origin, txn, now, links, out);
+            }
         }
     }
 
-    /// A request: `PrepRequestProcessor` checks it and `FinalRequestProcessor` applies it to the
-    /// tree and replies, then the watches it triggered fire. Besides Kafka's own log lines, the
-    /// server says when the `/controller_epoch` check of a fenced controller write failed
-    /// (KAFKA-6082), and when it accepted a partition-state write from a controller epoch older
-    /// than `/controller_epoch` — ZooKeeper itself knows nothing of controller epochs, so that
-    /// write lands.
+    /// The client is connected on `session`: answer, and send what was held for it.
+    pub(super) fn accept(&mut self, client: NodeId, session: SessionId, out: &mut Outbox) {
+        self.clients.insert(client, session);
+        out.send(client, Payload::ZkConnectResponse { result: ConnectResult::Connected(session) });
+        self.release_held(session, client, out);
+    }
+
+    /// A client request. Its packet touches its session here; reads are answered from this
+    /// server's replica; writes are submitted to the leader.
     #[allow(clippy::too_many_arguments)]
     fn on_request(
         &mut self,
@@ -144,16 +347,93 @@ impl ZkServerNode {
         links: &dyn ClientLinks,
         out: &mut Outbox,
     ) {
-        let current_epoch = match self.tree.get("/controller_epoch").map(|n| &n.data) {
-            Some(ZData::ControllerEpoch { epoch }) => *epoch,
-            _ => 0,
-        };
-        let (result, events) = self.tree.apply(session, &op, now);
+        let me = self.id;
+        if self.role == Role::Looking {
+            out.headline(EventKind::ZkRequest, format!("{me}: not serving; closes {from}'s connection"));
+            self.clients.remove(&from);
+            out.send(from, Payload::ZkClosed);
+            return;
+        }
+        self.touch(session, now);
+        if !op.is_write() {
+            let (result, events) = self.tree.apply(session, &op, now);
+            out.headline(
+                EventKind::ZkRequest,
+                format!("{me}: {} from {from} (session 0x{session:x}) → {}", op.describe(), result_summary(&result)),
+            );
+            out.send(from, Payload::ZkResponse { session, xid, result });
+            self.notify(events, links, out);
+            return;
+        }
+        let origin = Origin { server: me, client: from, xid };
+        let txn = Txn::Op { session, op, controller, now };
+        self.submit(origin, txn, now, links, out);
+    }
+
+    /// Applies a committed transaction to this replica; the server the request came through
+    /// answers its client. Returns nothing; effects go to `out`.
+    pub(super) fn apply_txn(
+        &mut self,
+        zxid: u64,
+        txn: &Txn,
+        origin: Option<Origin>,
+        links: &dyn ClientLinks,
+        out: &mut Outbox,
+    ) {
+        self.zxid = zxid;
+        let me = self.id;
+        let mine = origin.filter(|o| o.server == me);
+        match txn {
+            Txn::CreateSession { owner, timeout_ms, now } => {
+                let s = self.tree.open_session(*owner, *timeout_ms, *now);
+                if self.role == Role::Leading {
+                    self.tracker.add(s, *timeout_ms, *now);
+                }
+                if let Some(o) = mine {
+                    out.headline(
+                        EventKind::ZkRequest,
+                        format!("{me}: new session 0x{s:x} for {} (timeout {timeout_ms} ms)", o.client),
+                    );
+                    self.accept(o.client, s, out);
+                }
+            }
+            Txn::CloseSession { session, bucket } => self.close_session(*session, *bucket, links, out),
+            Txn::Error { .. } | Txn::AdminDelete { .. } => {}
+            Txn::Op { session, op, controller, now } => {
+                let current_epoch = match self.tree.get("/controller_epoch").map(|n| &n.data) {
+                    Some(ZData::ControllerEpoch { epoch }) => *epoch,
+                    _ => 0,
+                };
+                let (result, events) = self.tree.apply(*session, op, *now);
+                if let Some(o) = mine {
+                    self.answer(o, *session, op, *controller, current_epoch, result, out);
+                }
+                self.notify(events, links, out);
+            }
+        }
+    }
+
+    /// The reply to a write, with the server-side lines Kafka's story needs: the
+    /// `/controller_epoch` check of a fenced controller write failed (KAFKA-6082), or a
+    /// partition-state write from a controller epoch older than `/controller_epoch` landed
+    /// (ZooKeeper itself knows nothing of controller epochs).
+    #[allow(clippy::too_many_arguments)]
+    fn answer(
+        &mut self,
+        o: Origin,
+        session: SessionId,
+        op: &ZkOp,
+        controller: bool,
+        current_epoch: i32,
+        result: ZkResult,
+        out: &mut Outbox,
+    ) {
+        let (me, from) = (self.id, o.client);
         out.headline(
             EventKind::ZkRequest,
-            format!("zk: {} from {from} (session 0x{session:x}) → {}", op.describe(), result_summary(&result)),
+            format!("{me}: {} from {from} (session 0x{session:x}) → {}", op.describe(), result_summary(&result)),
         );
-        let write = match (&op, &result) {
+        let write = match (op, &result) {
             (ZkOp::SetData { data: ZData::PartitionState { state }, path, .. }, ZkResult::Written { .. }) => {
                 Some((path, state))
             }
@@ -163,12 +443,12 @@ impl ZkServerNode {
             }),
             _ => None,
         };
-        if let (ZkOp::Multi { ops }, ZkResult::MultiFailed { index: 0, .. }) = (&op, &result) {
+        if let (ZkOp::Multi { ops }, ZkResult::MultiFailed { index: 0, .. }) = (op, &result) {
             if let Some(MultiOp::Check { version, .. }) = ops.first() {
                 out.log(
                     EventKind::LeaderChange,
                     format!(
-                        "zk: refused a fenced controller write from {from}: it expected /controller_epoch at version {version}, which another controller has moved on (BADVERSION)"
+                        "{me}: refused a fenced controller write from {from}: it expected /controller_epoch at version {version}, which another controller has moved on (BADVERSION)"
                     ),
                 );
                 if let NodeId::Broker(b) = from {
@@ -187,7 +467,7 @@ impl ZkServerNode {
                 out.log(
                     EventKind::LeaderChange,
                     format!(
-                        "zk: accepted a write to {path} made by controller epoch {} while /controller_epoch is {current_epoch}: a deposed controller's decision {} is now in ZooKeeper",
+                        "{me}: accepted a write to {path} made by controller epoch {} while /controller_epoch is {current_epoch}: a deposed controller's decision {} is now in ZooKeeper",
                         state.controller_epoch,
                         crate::controller::leader_isr_json(state)
                     ),
@@ -205,83 +485,91 @@ impl ZkServerNode {
                 }
             }
         }
-        out.send(from, Payload::ZkResponse { session, xid, result });
-        self.notify(events, links, out);
+        out.send(from, Payload::ZkResponse { session, xid: o.xid, result });
     }
 
-    /// A timer set by this node: the `SessionTracker`'s expiry check.
+    /// A timer set by this server: the expirer's bucket, the quorum tick, an election round.
     pub fn on_timer(&mut self, timer: &Timer, now: u64, links: &dyn ClientLinks, out: &mut Outbox) {
-        if let Timer::SessionExpiry { session } = *timer {
-            self.session_check(session, now, links, out);
+        match *timer {
+            Timer::ZkExpireBucket { at } => self.expire_bucket(at, now, links, out),
+            Timer::ZkSyncLimit { peer, since } => self.on_sync_limit(peer, since, now, out),
+            Timer::ZkElection { round } => self.on_election_timer(round, now, out),
+            _ => {}
         }
     }
 
-    /// `SessionTrackerImpl`: expire a session not heard from within its timeout. A client still
-    /// pinging on it is heard now; one heard since the check was set moves the check to its new
-    /// deadline; otherwise the session expires (`ZooKeeperServer.expire` → `DataTree.killSession`):
-    /// its ephemerals are deleted, their watchers notified, and whatever was held for it dropped.
-    fn session_check(&mut self, session: SessionId, now: u64, links: &dyn ClientLinks, out: &mut Outbox) {
+    /// `SessionTrackerImpl.run` at bucket time `at`: every session still in that bucket is marked
+    /// closing and a `closeSession` transaction is submitted (`ZooKeeperServer.expire`). A session
+    /// touched again since its timer was armed (its relay is live) was heard: it moves on instead.
+    fn expire_bucket(&mut self, at: u64, now: u64, links: &dyn ClientLinks, out: &mut Outbox) {
+        self.buckets.remove(&at);
+        if self.role != Role::Leading {
+            return;
+        }
+        let me = self.id;
+        if !self.can_commit() && !self.tracker.due(at).is_empty() {
+            // No quorum would ACK the closeSession now: the expirer tries again next tick.
+            out.headline(EventKind::Info, format!("{me}: session expirer at bucket {at} ms: no quorum, waits a tick"));
+            self.arm_bucket(at + self.tick_ms, now, out);
+            return;
+        }
+        out.headline(EventKind::Info, format!("{me}: session expirer at bucket {at} ms"));
+        for s in self.tracker.due(at) {
+            let Some(sess) = self.tree.session(s).cloned() else {
+                self.tracker.remove(s);
+                continue;
+            };
+            if matches!(self.relay.get(&s), Some(Some(_))) {
+                self.touch(s, now);
+                continue;
+            }
+            self.tracker.set_closing(s);
+            let origin = Origin { server: me, client: sess.owner, xid: 0 };
+            self.submit(origin, Txn::CloseSession { session: s, bucket: at }, now, links, out);
+        }
+    }
+
+    /// `DataTree.killSession` on this replica: the session's ephemerals are deleted and their
+    /// watchers told; the server the session's client is connected to closes its connection.
+    fn close_session(&mut self, session: SessionId, bucket: u64, links: &dyn ClientLinks, out: &mut Outbox) {
+        let me = self.id;
         let Some(s) = self.tree.session(session).cloned() else { return };
-        if s.expired {
-            out.headline(EventKind::Info, format!("zk: session 0x{session:x} already expired"));
-            return;
-        }
-        if links.pinging(s.owner, session) {
-            self.tree.touch(session, now);
-            out.headline(EventKind::Info, format!("zk: session 0x{session:x} of {} is heartbeating again", s.owner));
-            return;
-        }
-        let due = s.last_heard_ms + s.timeout_ms;
-        if now < due {
-            out.headline(
-                EventKind::Info,
-                format!(
-                    "zk: session 0x{session:x} of {} was heard from at {} ms; expiry check moved",
-                    s.owner, s.last_heard_ms
-                ),
-            );
-            out.timer(due - now, Timer::SessionExpiry { session });
-            return;
-        }
         let (deleted, events) = self.tree.expire(session);
         self.held.remove(&session);
+        self.tracker.remove(session);
+        self.relay.remove(&session);
         out.headline(
             EventKind::SessionExpired,
             format!(
-                "zk: session 0x{session:x} of {} expired ({} ms without a heartbeat); deleted ephemeral {}",
+                "{me}: session 0x{session:x} of {} expired (not heard within its {} ms timeout; bucket {bucket} ms); deleted ephemeral {}",
                 s.owner,
                 s.timeout_ms,
                 if deleted.is_empty() { String::from("nothing") } else { deleted.join(", ") }
             ),
         );
-        out.mark(Mark::SessionExpired { session, owner: s.owner });
+        if self.role == Role::Leading {
+            out.mark(Mark::SessionExpired { session, owner: s.owner, server: Some(me), bucket_ms: Some(bucket) });
+        }
+        if self.clients.get(&s.owner) == Some(&session) {
+            self.clients.remove(&s.owner);
+            if !self.peers.is_empty() {
+                out.send(s.owner, Payload::ZkClosed);
+            }
+        }
         self.notify(events, links, out);
     }
 
     /// A change in what the server hears of `client`'s connection, which carries `session`.
-    pub fn on_client_link(
-        &mut self,
-        client: NodeId,
-        session: SessionId,
-        change: ClientLink,
-        now: u64,
-        out: &mut Outbox,
-    ) {
-        match change {
-            ClientLink::Silent => {
-                self.tree.touch(session, now);
-                if let Some(s) = self.tree.session(session) {
-                    out.timer(s.timeout_ms, Timer::SessionExpiry { session });
-                }
-            }
-            ClientLink::Heard => self.tree.touch(session, now),
-            ClientLink::Healed => self.release_held(session, client, out),
+    /// Silence and hearing again reach the leader's tracker by the implicit relay
+    /// ([`ZkServerNode::on_touches`]); a healed connection gets what was held for it.
+    pub fn on_client_link(&mut self, client: NodeId, session: SessionId, change: ClientLink, out: &mut Outbox) {
+        if change == ClientLink::Healed {
+            self.release_held(session, client, out);
         }
     }
 
-    /// A notification the server sent did not reach its client (its link was cut, or its process
-    /// was down): the server holds it for the session, while the session lives, until the client
-    /// can receive it.
+    /// A notification the server sent did not reach its client: the server holds it for the
+    /// session, while the session lives, until the client can receive it.
     pub fn on_watch_undelivered(&mut self, event: &WatchEvent, out: &mut Outbox) {
         if !self.tree.is_live(event.session) {
             return;
@@ -289,20 +577,27 @@ impl ZkServerNode {
         self.held.entry(event.session).or_default().push(event.clone());
         out.log(
             EventKind::Info,
-            format!("zk holds the notification for session 0x{:x} until it reconnects", event.session),
+            format!("{} holds the notification for session 0x{:x} until it reconnects", self.id, event.session),
         );
     }
 
-    /// An operator's `delete <path>` from `zookeeper-shell` (on its own short session): removes a
-    /// childless node and notifies its watchers. False (nothing done) if there is no such node or
-    /// it has children.
-    pub fn admin_delete(&mut self, path: &str, links: &dyn ClientLinks, out: &mut Outbox) -> bool {
-        match self.tree.admin_delete(path) {
-            Some(events) => {
-                self.notify(events, links, out);
-                true
-            }
-            None => false,
+    /// An operator's `delete <path>` from `zookeeper-shell` (on its own short session), sent to
+    /// the leader: removes a childless node, and every server notifies its watchers as it applies
+    /// it. False if this server is not leading, or there is no such node, or it has children.
+    pub fn admin_delete(&mut self, path: &str, now: u64, links: &dyn ClientLinks, out: &mut Outbox) -> bool {
+        if self.role != Role::Leading || self.tree.get(path).is_none() || !self.tree.children(path).is_empty() {
+            return false;
+        }
+        let txn = Txn::AdminDelete { path: path.into() };
+        let origin = Origin { server: self.id, client: self.id, xid: 0 };
+        self.submit(origin, txn, now, links, out);
+        true
+    }
+
+    /// Applies an operator's delete on this replica.
+    pub(super) fn apply_admin_delete(&mut self, path: &str, links: &dyn ClientLinks, out: &mut Outbox) {
+        if let Some(events) = self.tree.admin_delete(path) {
+            self.notify(events, links, out);
         }
     }
 
@@ -315,15 +610,27 @@ impl ZkServerNode {
 
     /// Delivers triggered watches to their sessions' clients (`NIOServerCnxn.process`), holding
     /// those for a client the server cannot reach now.
-    fn notify(&mut self, events: Vec<WatchEvent>, links: &dyn ClientLinks, out: &mut Outbox) {
+    pub(super) fn notify(&mut self, events: Vec<WatchEvent>, links: &dyn ClientLinks, out: &mut Outbox) {
         for event in events {
             let Some(owner) = self.tree.session(event.session).map(|s| s.owner) else { continue };
-            if links.reachable(owner) {
+            if links.reachable(self.id, owner) && self.clients.get(&owner) == Some(&event.session) {
                 out.send(owner, Payload::ZkWatch { event });
             } else {
                 self.held.entry(event.session).or_default().push(event);
             }
         }
+    }
+
+    /// Closes every client connection (a follower that gave up on its leader, a leader that lost
+    /// its quorum): each client sees its connection drop and tries its next server.
+    pub(super) fn drop_clients(&mut self, why: &str, out: &mut Outbox) {
+        let clients: Vec<NodeId> = self.clients.keys().copied().collect();
+        self.clients.clear();
+        for c in &clients {
+            out.send(*c, Payload::ZkClosed);
+        }
+        out.mark(Mark::ZkClientsDropped { server: self.id, clients: clients.clone() });
+        out.log(EventKind::ZkSession, format!("{}: {why}; closes {} client connection(s)", self.id, clients.len()));
     }
 }
 
@@ -349,11 +656,14 @@ mod tests {
     }
 
     impl ClientLinks for Links {
-        fn reachable(&self, client: NodeId) -> bool {
+        fn reachable(&self, _: NodeId, client: NodeId) -> bool {
             !self.cut.contains(&client)
         }
-        fn pinging(&self, client: NodeId, session: SessionId) -> bool {
+        fn pinging(&self, _: NodeId, client: NodeId, session: SessionId) -> bool {
             !self.cut.contains(&client) && self.on.get(&client) == Some(&session)
+        }
+        fn peers_up(&self, _: NodeId, _: NodeId) -> bool {
+            true
         }
     }
 
@@ -372,7 +682,17 @@ mod tests {
         fn deliver(&mut self, from: NodeId, payload: Payload) -> Outbox {
             let mut out = Outbox::default();
             self.zk.on_message(from, payload, self.now, &self.links, &mut out);
+            self.relay(&mut out);
             out
+        }
+
+        /// What the world does after every step: the implicit ping relay.
+        fn relay(&mut self, out: &mut Outbox) {
+            let mut servers = BTreeMap::new();
+            servers.insert(self.zk.id(), self.zk.clone());
+            for (_, touched) in crate::zookeeper::relayed_touches(&servers, &self.links) {
+                self.zk.on_touches(&touched, self.now, out);
+            }
         }
 
         fn connect(&mut self, client: NodeId, session: Option<SessionId>) -> Outbox {
@@ -410,6 +730,7 @@ mod tests {
             self.now = at;
             let mut out = Outbox::default();
             self.zk.on_timer(&timer, self.now, &self.links, &mut out);
+            self.relay(&mut out);
             out
         }
 
@@ -418,8 +739,7 @@ mod tests {
             self.now = at;
             self.links.cut.insert(client);
             let mut out = Outbox::default();
-            let s = self.links.on[&client];
-            self.zk.on_client_link(client, s, ClientLink::Silent, self.now, &mut out);
+            self.relay(&mut out);
             out
         }
 
@@ -429,8 +749,8 @@ mod tests {
             self.links.cut.remove(&client);
             let mut out = Outbox::default();
             let s = self.links.on[&client];
-            self.zk.on_client_link(client, s, ClientLink::Heard, self.now, &mut out);
-            self.zk.on_client_link(client, s, ClientLink::Healed, self.now, &mut out);
+            self.zk.on_client_link(client, s, ClientLink::Healed, &mut out);
+            self.relay(&mut out);
             out
         }
     }
@@ -468,7 +788,7 @@ mod tests {
         p.now = 50;
         let out = p.connect(B1, Some(0x1001));
         assert_eq!(out.sent(), vec![(B1, Payload::ZkConnectResponse { result: ConnectResult::Connected(0x1001) })]);
-        assert_eq!(p.zk.tree().session(0x1001).map(|s| s.last_heard_ms), Some(50));
+        assert_eq!(p.zk.tracker().expires_at(0x1001), Some(8000), "touched at 50: bucket roundToInterval(6050)");
     }
 
     #[test]
@@ -483,78 +803,6 @@ mod tests {
         assert_eq!(headline(&out).1, "zk: setData /x (expected version 0) from b1 (session 0x1001) → error BADVERSION");
         assert!(out.marks().is_empty(), "a plain BADVERSION is no fenced controller write");
         assert_eq!(p.zk.tree().get("/x").map(|n| n.stat.version), Some(1));
-    }
-
-    #[test]
-    fn a_silent_session_expires_exactly_after_its_timeout() {
-        let mut p = Pair::new(DataTree::new());
-        p.request(B1, create("/controller", true), true);
-        p.request(B1, create("/brokers", false), false);
-        p.request(B1, create("/brokers/1", true), false);
-        let (_, _) = p.request(B2, ZkOp::GetData { path: "/controller".into(), watch: true }, false);
-        let (_, _) = p.request(B2, ZkOp::GetChildren { path: "/brokers".into(), watch: true }, false);
-        let a = p.links.on[&B1];
-
-        // At 100 ms the server stops hearing b1: it checks the session a timeout later.
-        let out = p.cut(B1, 100);
-        assert_eq!(out.timers(), vec![(TIMEOUT, Timer::SessionExpiry { session: a })]);
-
-        // One ms early the session lives: the check moves to the deadline.
-        let out = p.fire(100 + TIMEOUT - 1, Timer::SessionExpiry { session: a });
-        assert!(p.zk.tree().is_live(a));
-        assert!(p.zk.tree().get("/controller").is_some());
-        assert_eq!(out.timers(), vec![(1, Timer::SessionExpiry { session: a })]);
-        assert!(out.marks().is_empty());
-
-        // At the deadline it expires: its ephemerals go, and b2's watches fire.
-        let out = p.fire(100 + TIMEOUT, Timer::SessionExpiry { session: a });
-        assert!(!p.zk.tree().is_live(a));
-        assert!(p.zk.tree().get("/controller").is_none() && p.zk.tree().get("/brokers/1").is_none());
-        assert_eq!(
-            headline(&out),
-            (
-                EventKind::SessionExpired,
-                String::from(
-                    "zk: session 0x1001 of b1 expired (6000 ms without a heartbeat); deleted ephemeral /brokers/1, /controller"
-                )
-            )
-        );
-        assert_eq!(out.marks(), vec![Mark::SessionExpired { session: a, owner: B1 }]);
-        let b = p.links.on[&B2];
-        assert_eq!(
-            watches(&out),
-            vec![
-                (B2, WatchEvent { session: b, path: "/brokers".into(), kind: WatchEventType::NodeChildrenChanged }),
-                (B2, WatchEvent { session: b, path: "/controller".into(), kind: WatchEventType::NodeDeleted }),
-            ]
-        );
-        assert!(out.timers().is_empty());
-
-        // Resuming it now is refused.
-        let out = p.connect(B1, Some(a));
-        assert_eq!(out.sent(), vec![(B1, Payload::ZkConnectResponse { result: ConnectResult::Expired })]);
-    }
-
-    #[test]
-    fn a_session_that_pings_again_is_not_expired() {
-        let mut p = Pair::new(DataTree::new());
-        p.request(B1, create("/controller", true), true);
-        let a = p.links.on[&B1];
-        p.cut(B1, 0);
-        p.links.cut.remove(&B1); // its packets arrive again, and it pings on the session
-        let out = p.fire(TIMEOUT, Timer::SessionExpiry { session: a });
-        assert_eq!(headline(&out).1, "zk: session 0x1001 of b1 is heartbeating again");
-        assert!(p.zk.tree().is_live(a) && p.zk.tree().get("/controller").is_some());
-        assert!(out.timers().is_empty() && out.marks().is_empty());
-        assert_eq!(p.zk.tree().session(a).map(|s| s.last_heard_ms), Some(TIMEOUT));
-
-        // Heard from again mid-way (link back at 9000, cut again at once): the check moves on.
-        p.cut(B1, 7000);
-        let mut out = Outbox::default();
-        p.zk.on_client_link(B1, a, ClientLink::Heard, 9000, &mut out);
-        let out = p.fire(7000 + TIMEOUT, Timer::SessionExpiry { session: a });
-        assert!(p.zk.tree().is_live(a));
-        assert_eq!(out.timers(), vec![(2000, Timer::SessionExpiry { session: a })]);
     }
 
     #[test]
@@ -605,23 +853,6 @@ mod tests {
         assert!(watches(&out).is_empty(), "released once");
     }
 
-    #[test]
-    fn notifications_held_for_an_expired_session_are_dropped() {
-        let mut p = Pair::new(DataTree::new());
-        p.request(B1, create("/x", false), false);
-        p.request(B2, ZkOp::GetData { path: "/x".into(), watch: true }, false);
-        let b = p.links.on[&B2];
-        p.cut(B2, 0);
-        p.request(B1, ZkOp::SetData { path: "/x".into(), data: ZData::Empty, version: -1 }, false);
-        assert_eq!(p.zk.held(b).len(), 1);
-        p.fire(TIMEOUT, Timer::SessionExpiry { session: b });
-        assert!(p.zk.held(b).is_empty());
-        let mut out = Outbox::default();
-        let late = WatchEvent { session: b, path: "/x".into(), kind: WatchEventType::NodeDataChanged };
-        p.zk.on_watch_undelivered(&late, &mut out);
-        assert!(p.zk.held(b).is_empty() && out.effects.is_empty());
-    }
-
     /// A tree where controller epoch 5 holds `/controller_epoch` (at version 4) and partition
     /// `t-0`'s state was last written by epoch 5.
     fn epoch_tree() -> DataTree {
@@ -631,6 +862,44 @@ mod tests {
         let state = LeaderIsr { leader: 2, leader_epoch: 7, isr: vec![2, 3], controller_epoch: 5 };
         t.seed_node("/brokers/topics/t/partitions/0/state", ZData::PartitionState { state }, None);
         t
+    }
+
+    #[test]
+    fn a_silent_session_expires_in_its_tick_bucket() {
+        let mut p = Pair::new(DataTree::new());
+        p.request(B1, create("/controller", true), true);
+        let (_, _) = p.request(B2, ZkOp::GetData { path: "/controller".into(), watch: true }, false);
+        let a = p.links.on[&B1];
+        // Cut at 20 000 ms: last touched then, so it expires at roundToInterval(26 000) = 28 000.
+        let out = p.cut(B1, 20_000);
+        assert_eq!(out.timers(), vec![(8000, Timer::ZkExpireBucket { at: 28_000 })]);
+        assert_eq!(p.zk.tracker().expires_at(a), Some(28_000));
+        let out = p.fire(28_000, Timer::ZkExpireBucket { at: 28_000 });
+        assert!(!p.zk.tree().is_live(a));
+        assert!(p.zk.tree().get("/controller").is_none());
+        assert_eq!(
+            out.marks(),
+            vec![Mark::SessionExpired { session: a, owner: B1, server: Some(NodeId::ZK), bucket_ms: Some(28_000) }]
+        );
+        let b = p.links.on[&B2];
+        assert_eq!(
+            watches(&out),
+            vec![(B2, WatchEvent { session: b, path: "/controller".into(), kind: WatchEventType::NodeDeleted })]
+        );
+        let out = p.connect(B1, Some(a));
+        assert_eq!(out.sent(), vec![(B1, Payload::ZkConnectResponse { result: ConnectResult::Expired })]);
+    }
+
+    #[test]
+    fn a_client_still_pinging_at_its_bucket_is_not_expired() {
+        let mut p = Pair::new(DataTree::new());
+        p.request(B1, create("/controller", true), true);
+        let a = p.links.on[&B1];
+        p.cut(B1, 0);
+        p.heal(B1, 100);
+        let out = p.fire(8000, Timer::ZkExpireBucket { at: 8000 });
+        assert!(p.zk.tree().is_live(a) && out.marks().is_empty());
+        assert_eq!(p.zk.tracker().expires_at(a), Some(16_000));
     }
 
     #[test]
