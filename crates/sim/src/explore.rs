@@ -186,6 +186,7 @@ pub struct Explorer {
     next_index: u64,
     found: Option<Counterexample>,
     exhausted: bool,
+    moves_triggered: u64,
 }
 
 /// Times (ms) the exhaustive search places faults at: a coarse grid that still lets a cut land
@@ -198,7 +199,17 @@ impl Explorer {
         base.pin_zookeeper();
         let alphabet = alphabet(&base, opts.operator);
         let rng = Rng::new(opts.seed ^ 0xE7);
-        Explorer { base, opts, rng, alphabet, tried: 0, next_index: 0, found: None, exhausted: false }
+        Explorer {
+            base,
+            opts,
+            rng,
+            alphabet,
+            tried: 0,
+            next_index: 0,
+            found: None,
+            exhausted: false,
+            moves_triggered: 0,
+        }
     }
 
     /// Schedules tried so far.
@@ -216,6 +227,15 @@ impl Explorer {
         self.exhausted
     }
 
+    /// How many random runs so far reached `triggerControllerMove` (a
+    /// [`crate::Mark::ControllerMoveTriggered`]): 1.0's unconditional delete of `/controller`
+    /// from `elect`'s catch-all is a path the search reaches, not only a hand-placed one.
+    pub fn moves_triggered(&self) -> u64 {
+        self.moves_triggered
+    }
+
+    /// Tries up to `n` more schedules; stops at the first violation (then shrunk) or when an
+    /// exhaustive search is done.
     /// Tries up to `n` more schedules; stops early (and shrinks) at the first violation.
     pub fn run(&mut self, n: u64) -> Option<&Counterexample> {
         for _ in 0..n {
@@ -284,6 +304,10 @@ impl Explorer {
         let brokers: Vec<NodeId> = self.base.cluster.brokers.iter().map(|b| NodeId::Broker(*b)).collect();
         let mut out: Vec<ScriptEntry> = Vec::new();
         let mut steps = 0u32;
+        let mut moved = false;
+        let mut note = |e: &crate::Event| {
+            moved |= e.marks.iter().any(|m| matches!(m, crate::Mark::ControllerMoveTriggered { .. }));
+        };
         while out.len() < k && steps < 20_000 {
             let quiet = w.next_time().map(|t| t > w.now() + 1_000).unwrap_or(true);
             let act = if quiet { true } else { self.rng.up_to(per_step) == 0 };
@@ -299,22 +323,29 @@ impl Explorer {
                     }
                 }
             }
-            if w.step().is_none() {
-                break;
+            match w.step() {
+                Some(e) => note(&e),
+                None => break,
             }
             steps += 1;
             if self.opts.property == Property::TwoControllers
                 && w.alerts().iter().any(|a| a.kind == AlertKind::MultipleControllers)
             {
+                self.moves_triggered += moved as u64;
                 out.sort_by_key(|e| e.at_ms);
                 return (out, true);
             }
         }
         let last = out.iter().map(|e| e.at_ms).max().unwrap_or(0);
         w.set_end(last + self.opts.settle_ms);
-        while w.step().is_some() && steps < 200_000 {
+        while steps < 200_000 {
+            match w.step() {
+                Some(e) => note(&e),
+                None => break,
+            }
             steps += 1;
         }
+        self.moves_triggered += moved as u64;
         let bad = self.opts.property == Property::LeaderMinusOne
             && w.alerts().iter().any(|a| a.kind == AlertKind::LeaderlessWithLiveIsr);
         out.sort_by_key(|e| e.at_ms);

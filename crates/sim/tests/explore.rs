@@ -104,3 +104,22 @@ fn kafka_1_1_survives_network_and_crash_faults_but_not_an_operator_moving_the_co
     // The same schedule leaves every partition led in fenced.
     assert!(violates(&base(), &c, &Options { mode: Mode::Fenced, ..opts }).is_none());
 }
+
+/// 1.0's controller-move paths are reachable by the search, not only by hand: some random runs hit
+/// `elect`'s catch-all and its unconditional `triggerControllerMove`.
+#[test]
+#[ignore = "slow in a debug build: run with --release --ignored"]
+fn the_search_reaches_one_oh_trigger_controller_move() {
+    let budget: u64 = std::env::var("MOVE_BUDGET").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
+    let mut seed = 11;
+    let (mut tried, mut moves) = (0, 0);
+    while tried < budget && moves == 0 {
+        let mut ex = Explorer::new(base(), Options { mode: Mode::Legacy, seed, ..Options::default() });
+        ex.run(budget - tried);
+        tried += ex.tried();
+        moves += ex.moves_triggered();
+        seed += 1;
+    }
+    eprintln!("triggerControllerMove reached in {moves} run(s) within {tried} schedules");
+    assert!(moves > 0, "no random run reached triggerControllerMove in {tried} schedules");
+}
