@@ -19,12 +19,10 @@
 //! Logged: only TRACE "Changed state of replica … from OnlineReplica to OfflineReplica" (2.1.0
 //! RSM:389-391); 1.0's INFO "New leader and ISR for partition …" is gone. The model adds the
 //! written state and, when the cache disagreed with ZooKeeper, why no election ran.
-use super::{parse_state, Cached, Controller, ControllerIo, Exec};
+use super::{parse_state, Controller, ControllerIo, Exec};
 use crate::controller::leader_isr_json;
-use crate::controller::replica_state::ReplicaState;
 use crate::event::EventKind;
 use crate::ids::{BrokerId, TopicPartition, NO_LEADER};
-use crate::mark::Mark;
 use crate::zookeeper::{LeaderIsr, ZData, ZkError, ZkOp, ZkResult};
 use alloc::format;
 use alloc::string::String;
@@ -171,14 +169,7 @@ impl Controller {
         version: i32,
         io: &mut ControllerIo,
     ) {
-        let cached_leader = self.ctx.leadership.get(tp).map(|c| c.state.leader);
-        let kind = if state.leader == NO_LEADER { EventKind::LeaderChange } else { EventKind::Info };
-        let why = match cached_leader {
-            Some(cl) if state.leader == NO_LEADER && cl != r => format!(
-                " — ZooKeeper said the leader was {r} while the controller's cache said {cl}, so no election was run"
-            ),
-            _ => String::new(),
-        };
+        let (kind, why) = self.note_isr_removed(tp, r, &state, io);
         self.slog(
             io,
             kind,
@@ -187,26 +178,7 @@ impl Controller {
                 leader_isr_json(&state)
             ),
         );
-        io.out.mark(Mark::IsrReplicaRemoved {
-            controller: io.id,
-            partition: tp.clone(),
-            replica: r,
-            leader: state.leader,
-            leader_epoch: state.leader_epoch,
-            isr: state.isr.clone(),
-            controller_epoch: state.controller_epoch,
-            cached_leader,
-        });
         self.offline_replica(tp, r, state, version);
-    }
-
-    /// Cache the state, LeaderAndIsr to the partition's other replicas, the replica is Offline.
-    fn offline_replica(&mut self, tp: &TopicPartition, r: BrokerId, state: LeaderIsr, version: i32) {
-        self.ctx.leadership.insert(tp.clone(), Cached { state, zk_version: version });
-        self.replica_states.insert((tp.clone(), r), ReplicaState::OfflineReplica);
-        let others: Vec<BrokerId> =
-            self.ctx.assignment.get(tp).map(|a| a.iter().copied().filter(|b| *b != r).collect()).unwrap_or_default();
-        self.add_lai(&others, tp);
     }
 
     /// `logFailedStateChange(replica, currState, OfflineReplica, e)` (2.1.0 RSM:401-405).

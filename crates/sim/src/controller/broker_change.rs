@@ -244,6 +244,25 @@ impl Controller {
         version: i32,
         io: &mut ControllerIo,
     ) {
+        let (kind, why) = self.note_isr_removed(tp, r, &state, io);
+        io.log(
+            kind,
+            format!("New leader and ISR for partition {tp} is {} (removed replica {r}){why}", leader_isr_json(&state)),
+        );
+        self.offline_replica(tp, r, state, version);
+    }
+
+    /// Removing `r` from `tp`'s ISR wrote `state`: the [`Mark::IsrReplicaRemoved`], with the
+    /// controller's cached leader, and the log kind and note for the line saying so (why no
+    /// election ran when ZooKeeper's leader was not the one the cache held). Shared by 1.0's
+    /// one-partition removal and 1.1+'s batch.
+    pub(super) fn note_isr_removed(
+        &self,
+        tp: &TopicPartition,
+        r: BrokerId,
+        state: &LeaderIsr,
+        io: &mut ControllerIo,
+    ) -> (EventKind, String) {
         let cached_leader = self.ctx.leadership.get(tp).map(|c| c.state.leader);
         let kind = if state.leader == NO_LEADER { EventKind::LeaderChange } else { EventKind::Info };
         let why = match cached_leader {
@@ -252,10 +271,6 @@ impl Controller {
             ),
             _ => String::new(),
         };
-        io.log(
-            kind,
-            format!("New leader and ISR for partition {tp} is {} (removed replica {r}){why}", leader_isr_json(&state)),
-        );
         io.out.mark(Mark::IsrReplicaRemoved {
             controller: io.id,
             partition: tp.clone(),
@@ -266,6 +281,11 @@ impl Controller {
             controller_epoch: state.controller_epoch,
             cached_leader,
         });
+        (kind, why)
+    }
+
+    /// Cache the state, LeaderAndIsr to the partition's other replicas, the replica is Offline.
+    pub(super) fn offline_replica(&mut self, tp: &TopicPartition, r: BrokerId, state: LeaderIsr, version: i32) {
         self.ctx.leadership.insert(tp.clone(), Cached { state, zk_version: version });
         self.replica_states.insert((tp.clone(), r), ReplicaState::OfflineReplica);
         let others: Vec<BrokerId> =
