@@ -83,7 +83,7 @@ pub const ZKS_HW: f64 = 44.0;
 /// Ensemble server box half height.
 pub const ZKS_HH: f64 = 18.0;
 /// Ensemble server box half width with 5 servers.
-pub const ZKS5_HW: f64 = 36.0;
+pub const ZKS5_HW: f64 = 34.0;
 /// Half sizes of the caption under an ensemble (`/controller`, `/controller_epoch`).
 pub const ZK_CAPTION_HW: f64 = 70.0;
 /// Caption half height.
@@ -158,21 +158,25 @@ impl Layout {
             nodes.push((NodeId::ZK, BoxShape { c: Pt::new(cx, cy), hw: ZK_HW, hh: ZK_HH }));
         } else if voters.is_empty() {
             let k = ensemble.len();
-            // Up to 3: one on top, the others side by side below; 4 or 5: two rows (the
-            // first row holds the larger half). Wide gaps keep the server–server links cuttable.
+            // Three: one on top, two side by side below. Four or five: a ring (a pentagon),
+            // so no server–server link runs under another server's box. Wide gaps keep the
+            // server–server links long enough to cut.
             let hw = if k <= 3 { ZKS_HW } else { ZKS5_HW };
-            let (top, dy_top, dy_bottom, pitch) = match k {
-                1 => (1, 0.0, 0.0, 0.0),
-                2 => (2, 0.0, 0.0, 2.0 * hw + 44.0),
-                3 => (1, -58.0, 0.0, 2.0 * hw + 30.0),
-                _ => (k / 2, -50.0, 6.0, 2.0 * hw + 20.0),
-            };
+            let mut bottom: f64 = f64::MIN;
             for (i, z) in ensemble.iter().enumerate() {
-                let (j, row, dy) = if i < top { (i, top, dy_top) } else { (i - top, k - top, dy_bottom) };
-                let x = cx + (j as f64 - (row as f64 - 1.0) / 2.0) * pitch;
-                nodes.push((*z, BoxShape { c: Pt::new(x, cy + dy), hw, hh: ZKS_HH }));
+                let c = match k {
+                    1 | 2 => Pt::new(cx + (i as f64 - (k as f64 - 1.0) / 2.0) * (2.0 * hw + 44.0), cy),
+                    3 if i == 0 => Pt::new(cx, cy - 58.0),
+                    3 => Pt::new(cx + if i == 1 { -1.0 } else { 1.0 } * (hw + 14.0), cy),
+                    _ => {
+                        // Flat side up, one point down (clear of the brokers up left and right).
+                        let a = -core::f64::consts::FRAC_PI_2 + (i as f64 - 0.5) * core::f64::consts::TAU / k as f64;
+                        Pt::new(cx + 88.0 * a.cos(), cy - 30.0 + 72.0 * a.sin())
+                    }
+                };
+                bottom = bottom.max(c.y - cy);
+                nodes.push((*z, BoxShape { c, hw, hh: ZKS_HH }));
             }
-            let bottom = if k == 1 || k == 2 { dy_top } else { dy_bottom };
             zk_caption = Some(BoxShape {
                 c: Pt::new(cx, cy + bottom + ZKS_HH + 8.0 + ZK_CAPTION_HH),
                 hw: ZK_CAPTION_HW,
@@ -431,7 +435,12 @@ mod tests {
                 assert!(vb.w <= VIEW_W + 120.0 && vb.h <= VIEW_H + 90.0, "{k}/{n}: view box {vb:?} too large");
                 for (i, (a, ba)) in boxes.iter().enumerate() {
                     for (b, bb) in &boxes[i + 1..] {
-                        assert!(!ba.overlaps(bb, 6.0), "{k} servers, {n} brokers: {a} and {b} overlap ({:?} vs {:?})", ba, bb);
+                        assert!(
+                            !ba.overlaps(bb, 6.0),
+                            "{k} servers, {n} brokers: {a} and {b} overlap ({:?} vs {:?})",
+                            ba,
+                            bb
+                        );
                     }
                 }
                 // Every broker–server link and every server–server link has a stretch long
@@ -445,7 +454,15 @@ mod tests {
                 for (i, a) in servers.iter().enumerate() {
                     for b in &servers[i + 1..] {
                         let (p, q) = l.link_segment(*a, *b).unwrap();
-                        assert!(p.dist(q) >= 18.0, "{k}/{n}: link {a}-{b} is only {} long", p.dist(q));
+                        assert!(p.dist(q) >= 24.0, "{k}/{n}: link {a}-{b} is only {} long", p.dist(q));
+                        // ...and runs under no other server's box (it would hide there).
+                        for c in servers.iter().filter(|c| *c != a && *c != b) {
+                            let bc = l.get(*c).unwrap();
+                            let corners = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
+                                .map(|(sx, sy)| Pt::new(bc.c.x + sx * bc.hw, bc.c.y + sy * bc.hh));
+                            let hits = (0..4).any(|j| segments_cross(p, q, corners[j], corners[(j + 1) % 4]));
+                            assert!(!hits, "{k}/{n}: link {a}-{b} runs under {c}");
+                        }
                     }
                 }
             }

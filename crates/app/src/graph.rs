@@ -97,16 +97,11 @@ pub fn graph(props: &GraphProps) -> Html {
     });
     // Each broker's current ZooKeeper server (an ensemble only): its other server links are
     // drawn faint (they exist, and can be cut, but carry nothing until the client moves).
-    let current: Vec<(NodeId, NodeId)> = view
-        .nodes
-        .iter()
-        .filter_map(|n| n.zk_server.filter(|z| *z != NodeId::ZK).map(|z| (n.id, z)))
-        .collect();
+    let current: Vec<(NodeId, NodeId)> =
+        view.nodes.iter().filter_map(|n| n.zk_server.filter(|z| *z != NodeId::ZK).map(|z| (n.id, z))).collect();
     let standby = |a: NodeId, b: NodeId| -> bool {
         let (broker, server) = if a.is_zk() { (b, a) } else { (a, b) };
-        server.is_zk()
-            && broker.broker().is_some()
-            && current.iter().any(|(n, z)| *n == broker && *z != server)
+        server.is_zk() && broker.broker().is_some() && current.iter().any(|(n, z)| *n == broker && *z != server)
     };
     let stroke = use_mut_ref(|| None::<Vec<Pt>>);
     let redraw = use_state(|| 0u32);
