@@ -41,6 +41,16 @@ export async function run({ page, baseUrl, screenshot, assert, consoleErrors, pa
   assert.deepEqual([l2.a_to_b, l2.b_to_a], [false, true], 'core: only zk -> b2 is cut');
   await screenshot('3-oneway');
 
+  // A server–server link of the ensemble is cut by dragging, like any other.
+  await page.selectOption('select[aria-label="What a drag across a link cuts"]', 'both');
+  assert.equal(await linkState(page, 'zk2-zk3'), 'up');
+  await dragAcross(page, 'zk2-zk3', { halfLength: 10 });
+  await page.waitForSelector('[data-link="zk2-zk3"][data-state=cut]', { state: 'attached', timeout: 5000 });
+  const peer = await page.evaluate(() => window.splitbrain.view().links.find((l) => l.a === 'zk2' && l.b === 'zk3'));
+  assert.deepEqual([peer.a_to_b, peer.b_to_a], [false, false], 'core: zk2 <-> zk3 cut both ways');
+  assert.match(await page.getAttribute('[data-testid="link-zk2-zk3"]', 'aria-label'), /ZooKeeper zk2–ZooKeeper zk3, cut both ways/);
+  await screenshot('4-server-link-cut');
+
   assert.deepEqual(pageErrors, [], 'uncaught exceptions');
   assert.deepEqual(consoleErrors, [], 'console errors');
   log('    cut spec: drag cut, heal, undo and one-way cut all went through the real pointer events');
