@@ -126,7 +126,7 @@ fn text_run_and_until_ms_stop_early() {
     assert!(out.contains("1 successfully elected as the controller"));
     assert!(out.contains("== seed-incident (seed 1, mode legacy)"));
     // The same run as JSON: broker 1 was elected, and the run stopped before broker 2's election.
-    let o = sb(&["run", "seed-incident", "--until-ms", "20000", "--json"]);
+    let o = sb(&["run", "seed-incident", "--until-ms", "16500", "--json"]);
     assert!(o.status.success());
     let out = stdout(&o);
     let marks = marks(&out);
@@ -294,8 +294,10 @@ fn kafka_1_1_the_controller_moved_scenario_and_operator_faults() {
     assert_eq!((f["mode"].as_str(), p3(&f).as_i64()), (Some("1.1"), Some(-1)));
     let f = final_state(&sb(&["run", "controller-moved", "--json", "--mode", "fenced"]));
     assert!(p3(&f).as_i64().unwrap() >= 0);
+    // seed-incident's controller moves without a session expiry (an outside delete): 1.1's fix does
+    // not apply, and its stalled batch lands unfenced as in 1.0.
     let f = final_state(&sb(&["run", "seed-incident", "--json", "--mode", "1.1"]));
-    assert!(f["partitions"].as_array().unwrap().iter().all(|p| p["leader"].as_i64().unwrap() >= 0));
+    assert_eq!(p3(&f).as_i64(), Some(-1));
     // With 1.1.0's batched elections the window an operator's delete needs is only while a batch
     // is on the wire; the explorer accepts --operator in 1.1 (a hand-placed schedule is in
     // tests/explore.rs, since random search no longer hits that window within its budget).
@@ -358,5 +360,5 @@ fn run_opens_each_builtin_in_its_opening_mode_and_prints_marks() {
     let removed: Vec<serde_json::Value> =
         marks(&out).into_iter().map(|(_, m)| m).filter(|m| m["mark"] == "fault").collect();
     assert!(!removed.is_empty(), "seed-incident's faults are marked");
-    assert_eq!(removed[0]["command"]["op"], "cut", "{:?}", removed[0]);
+    assert_eq!(removed[1]["command"]["op"], "cut", "{:?}", removed[1]);
 }

@@ -330,7 +330,12 @@ impl Broker {
                     failed.len()
                 ),
             );
-            let failed_writes = failed.iter().flat_map(|o| o.op.state_writes()).collect();
+            // The controller's own writes of partition state (a leader's ISR update is not one).
+            let failed_writes = failed
+                .iter()
+                .filter(|o| o.purpose == crate::zk_client::Purpose::Controller)
+                .flat_map(|o| o.op.state_writes())
+                .collect();
             out.mark(crate::mark::Mark::SessionExpiryLearned {
                 broker: self.id,
                 failed_requests: failed.len() as u32,

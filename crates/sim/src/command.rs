@@ -162,7 +162,8 @@ impl Command {
             | Command::Crash { node }
             | Command::Restart { node }
             | Command::RestartConsumer { node } => alloc::vec![*node],
-            Command::DeleteController => alloc::vec![NodeId::ZK],
+            // Sent to whichever server leads the ensemble when it happens: it names none.
+            Command::DeleteController => alloc::vec::Vec::new(),
         }
     }
 }

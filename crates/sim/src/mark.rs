@@ -303,7 +303,7 @@ pub enum Mark {
         /// with ZkClient (≤1.0), which keeps its requests for the new session, only a
         /// `ZKCheckedEphemeral` create of `/controller` on the raw handle (0 or 1).
         failed_requests: u32,
-        /// The partitions whose state znode one of those failed requests would have written.
+        /// The partitions whose state znode one of those failed controller requests would have written.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         failed_writes: Vec<TopicPartition>,
     },

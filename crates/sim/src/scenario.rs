@@ -607,19 +607,13 @@ impl Scenario {
         })
     }
 
-    /// Writes the default ensemble into `cluster.zookeeper` when the script names `zk`, so the
-    /// same cluster keeps its one server `zk` after its script is replaced (the explorer).
+    /// The explorer's cluster: the same brokers, topics and timeouts on one standalone ZooKeeper
+    /// server `zk` (keeping the scenario's tickTime), whose faults (`cut b1 zk`, …) its alphabet
+    /// names. Searching an ensemble's own faults (server links, a server's crash) is not done yet.
     pub fn pin_zookeeper(&mut self) {
-        let names_zk = self
-            .script
-            .iter()
-            .map(|e| &e.command)
-            .chain(self.after_steps.iter().map(|f| &f.command))
-            .any(|c| c.nodes().contains(&NodeId::ZK));
-        if self.cluster.zookeeper.is_none() && names_zk {
-            self.cluster.zookeeper =
-                Some(ZkSpec { servers: 1, tick_ms: d_tick(), sync_limit: d_sync(), connect: BTreeMap::new() });
-        }
+        let (tick_ms, sync_limit) =
+            self.cluster.zookeeper.as_ref().map(|z| (z.tick_ms, z.sync_limit)).unwrap_or((d_tick(), d_sync()));
+        self.cluster.zookeeper = Some(ZkSpec { servers: 1, tick_ms, sync_limit, connect: BTreeMap::new() });
     }
 
     /// `cluster.zookeeper`, validated, or the default ensemble (see [`ZkSpec`]).

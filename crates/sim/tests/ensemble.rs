@@ -202,7 +202,7 @@ fn the_view_shows_each_server_its_role_and_each_brokers_server() {
     assert!(v.nodes.iter().filter(|n| n.kind == "zk").count() == 3);
     assert!(v.zk_servers[1].clients.contains(&B1));
     // The one-server ensemble is the standalone `zk`, leading.
-    let v = world("seed-incident").view();
+    let v = world("zkclient-retry").view();
     let one: Vec<(NodeId, &str)> = v.zk_servers.iter().map(|z| (z.id, z.role.as_str())).collect();
     assert_eq!(one, vec![(NodeId::ZK, "leader")]);
 }

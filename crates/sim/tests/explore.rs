@@ -12,10 +12,10 @@ fn base() -> Scenario {
 
 #[test]
 fn legacy_search_finds_and_shrinks_a_leader_minus_one_schedule() {
-    // Seed 4: since ISR changes are batched as 1.0 batches them (maybePropagateIsrChanges), the
-    // random search needs more schedules on average (seeds 1–4 find one after 5359, 2833, 6628 and
-    // 254 schedules), so the test uses the seed that keeps it fast.
-    let mut ex = Explorer::new(base(), Options { mode: Mode::Legacy, seed: 4, ..Options::default() });
+    // Seed 3: with 1.0's batched ISR notifications and tick-bucket expiry the random search needs
+    // more schedules on average (release, 2026-12-03: seeds 1-6 find one after 5112, 1409, 390,
+    // 2681, 1469 and 4033 schedules), so the debug-build test uses the seed that keeps it fast.
+    let mut ex = Explorer::new(base(), Options { mode: Mode::Legacy, seed: 3, ..Options::default() });
     let c = ex.run(2000).cloned().expect("a violation within 2000 schedules");
     // Tick-bucket expiry (ZooKeeper 3.4 SessionTrackerImpl) shifts which schedules break: seed 1 now
     // shrinks to 7 faults (it was 6 with exact-instant expiry).
@@ -27,7 +27,7 @@ fn legacy_search_finds_and_shrinks_a_leader_minus_one_schedule() {
     run_to_end(&mut w);
     assert!(w.partition_views().iter().any(|p| p.leader == -1), "replay ends with a leaderless partition");
     // Minimal: dropping any one fault loses the violation.
-    let opts = Options { mode: Mode::Legacy, seed: 4, ..Options::default() };
+    let opts = Options { mode: Mode::Legacy, seed: 3, ..Options::default() };
     for i in 0..c.schedule.len() {
         let mut fewer = c.schedule.clone();
         fewer.remove(i);

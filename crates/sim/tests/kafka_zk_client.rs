@@ -23,7 +23,7 @@ fn run(s: &Scenario, mode: Mode) -> (World, Vec<Event>) {
 
 /// `seed-incident` with broker 1's cut moved to `at_ms`.
 fn seed_with_b1_cut_at(at_ms: u64) -> Scenario {
-    let mut s = builtin("seed-incident").unwrap();
+    let mut s = builtin("zkclient-retry").unwrap();
     let cut = s
         .script
         .iter_mut()
@@ -84,7 +84,7 @@ fn a_batch_in_flight_at_expiry_fails_whole_when_expiry_is_not_retried() {
 #[test]
 fn elections_are_one_pipelined_batch_with_batched_elections() {
     for mode in ZK_MODES {
-        let (_, events) = run(&builtin("seed-incident").unwrap(), mode);
+        let (_, events) = run(&builtin("zkclient-retry").unwrap(), mode);
         let by_b1 = |m: &Mark| matches!(m, Mark::LeaderElected { controller: 1, .. });
         assert_eq!(count(&events, by_b1), 17, "{mode:?}: broker 3's partitions");
         let steps = steps_with(&events, by_b1);
@@ -99,7 +99,7 @@ fn elections_are_one_pipelined_batch_with_batched_elections() {
 #[test]
 fn isr_removal_is_one_batch_per_dead_replica_with_batched_isr_removal() {
     for mode in ZK_MODES {
-        let (_, events) = run(&builtin("seed-incident").unwrap(), mode);
+        let (_, events) = run(&builtin("zkclient-retry").unwrap(), mode);
         let crash = mark_index(&events, 0, |m| matches!(m, Mark::Fault { command: Command::Crash { .. } })).unwrap();
         let removed = |m: &Mark| matches!(m, Mark::IsrReplicaRemoved { controller: 2, replica: 1, .. });
         let steps = steps_with(&events[crash..], removed);
@@ -116,7 +116,7 @@ fn isr_removal_is_one_batch_per_dead_replica_with_batched_isr_removal() {
 fn a_new_session_registers_the_broker_on_the_controller_thread_from_1_1() {
     // Broker 3's session expires at 16 s and it reconnects at 17 s.
     for mode in ZK_MODES {
-        let (_, events) = run(&builtin("seed-incident").unwrap(), mode);
+        let (_, events) = run(&builtin("zkclient-retry").unwrap(), mode);
         let learned = mark_index(&events, 0, |m| matches!(m, Mark::SessionExpiryLearned { broker: 3, .. })).unwrap();
         let at = mark_index(&events, learned, |m| matches!(m, Mark::BrokerRegistered { broker: 3, .. }))
             .expect("broker 3 registers again");
@@ -153,7 +153,7 @@ fn fenced_is_1_1_plus_the_fence_and_the_aliases_name_1_0_and_2_1() {
     assert_eq!(Scenario::from_json(&json).unwrap().mode, Some(Mode::Fenced));
     let json = json.replace("\"2.1\"", "\"1.0\"");
     assert_eq!(Scenario::from_json(&json).unwrap().mode, Some(Mode::Legacy));
-    let link = r#"{"builtin":"seed-incident","mode":"2.1","seed":1,"step":5,"compare":"1.0"}"#;
+    let link = r#"{"builtin":"zkclient-retry","mode":"2.1","seed":1,"step":5,"compare":"1.0"}"#;
     let l = Link::decode(&format!("v1.{}", b64url_encode(&deflate(link.as_bytes())))).unwrap();
     assert_eq!((l.mode, l.compare), (Mode::Fenced, Some(Mode::Legacy)));
     // …and a mode is always written under its own name.

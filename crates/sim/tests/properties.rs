@@ -122,7 +122,7 @@ proptest! {
         // in many of these), or a random schedule. Neither holds an operator delete of /controller,
         // so in 1.1 a controller only moves when its session expires — and then nothing it had in
         // flight is retried.
-        let mut incident = splitbrain_sim::scenario::builtin("seed-incident").expect("built-in");
+        let mut incident = splitbrain_sim::scenario::builtin("zkclient-retry").expect("built-in");
         incident.seed = seed;
         for e in incident.script.iter_mut() {
             match &e.command {

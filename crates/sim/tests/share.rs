@@ -14,7 +14,7 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 fn with_user_faults() -> Timeline {
     let mut t = Timeline::with_mode(builtin("seed-incident").unwrap(), Some(4), Mode::Legacy).unwrap();
     t.seek(30);
-    t.apply(Command::Cut { a: NodeId::Broker(2), b: NodeId::ZK, dir: Direction::AToB }).unwrap();
+    t.apply(Command::Cut { a: NodeId::Broker(2), b: NodeId::Zk(1), dir: Direction::AToB }).unwrap();
     t.seek(120);
     t.apply(Command::Crash { node: NodeId::Broker(3) }).unwrap();
     t.seek(200);
@@ -116,7 +116,8 @@ fn miniz_deflate(data: &[u8]) -> Vec<u8> {
 
 #[test]
 fn exports_carry_the_trace() {
-    let mut w = world("seed-incident");
+    // zkclient-retry: one ZooKeeper server `zk`, and a write dropped on a cut link.
+    let mut w = world("zkclient-retry");
     let events = run_to_end(&mut w);
     let jl = json_lines(&events, &w.summary());
     assert_eq!(jl.lines().count(), events.len() + 1);
@@ -127,7 +128,7 @@ fn exports_carry_the_trace() {
     assert!(log.contains(
         "ERROR b2 [Controller id=2] New leader and ISR for partition __consumer_offsets-3 is {\"leader\":-1"
     ));
-    assert!(log.starts_with("[2018-03-01 00:00:09,000]"));
+    assert!(log.starts_with("[2018-03-01 00:00:09,000]"), "the first event is b3's cut at 9 s: {}", &log[..40]);
     let m = mermaid(&events, 10_000);
     assert!(m.starts_with("sequenceDiagram\n"));
     assert!(m.contains("participant b1") && m.contains("participant zk"));

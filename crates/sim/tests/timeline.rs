@@ -49,11 +49,11 @@ fn a_cut_in_the_past_forks_and_undo_restores() {
         t.view()
     };
     t.seek(10);
-    let ev = t.apply(Command::Cut { a: NodeId::Broker(2), b: NodeId::ZK, dir: Direction::Both }).unwrap().clone();
+    let ev = t.apply(Command::Cut { a: NodeId::Broker(2), b: NodeId::Zk(1), dir: Direction::Both }).unwrap().clone();
     assert_eq!(ev.step, 11);
     assert_eq!(t.len(), 11, "the old future is discarded");
     assert_eq!(t.user_commands().len(), 1);
-    assert!(!t.view().links.iter().any(|l| l.a == NodeId::ZK && l.b == NodeId::Broker(2) && l.a_to_b));
+    assert!(!t.view().links.iter().any(|l| l.a == NodeId::Zk(1) && l.b == NodeId::Broker(2) && l.a_to_b));
     assert!(t.undo());
     assert_eq!(t.len(), full);
     assert_eq!(t.cursor(), 10);
@@ -67,7 +67,7 @@ fn impossible_commands_are_refused_and_change_nothing() {
     let mut t = timeline();
     t.seek(5);
     let before = t.len();
-    let e = t.apply(Command::Cut { a: NodeId::Client(1), b: NodeId::ZK, dir: Direction::Both }).unwrap_err();
+    let e = t.apply(Command::Cut { a: NodeId::Client(1), b: NodeId::Zk(1), dir: Direction::Both }).unwrap_err();
     assert!(e.contains("clients only talk to brokers"), "{e}");
     let e = t.apply(Command::Crash { node: NodeId::Broker(7) }).unwrap_err();
     assert!(e.contains("unknown node b7"), "{e}");
@@ -84,11 +84,11 @@ fn a_scenario_saved_with_user_faults_replays_to_the_same_run() {
     for mode in [Mode::Legacy, Mode::Fenced, Mode::Kraft] {
         let mut t = Timeline::with_mode(builtin("seed-incident").unwrap(), Some(7), mode).unwrap();
         t.seek(40);
-        t.apply(Command::Cut { a: NodeId::Broker(2), b: NodeId::ZK, dir: Direction::Both }).unwrap();
+        t.apply(Command::Cut { a: NodeId::Broker(2), b: NodeId::Zk(1), dir: Direction::Both }).unwrap();
         t.seek(90);
         t.apply(Command::Crash { node: NodeId::Broker(3) }).unwrap();
         t.seek(91);
-        t.apply(Command::Heal { a: NodeId::Broker(2), b: NodeId::ZK, dir: Direction::Both }).unwrap();
+        t.apply(Command::Heal { a: NodeId::Broker(2), b: NodeId::Zk(1), dir: Direction::Both }).unwrap();
         t.compute_all();
         let saved = t.scenario_with_user_faults(mode);
         assert_eq!(saved.after_steps.len(), 3);

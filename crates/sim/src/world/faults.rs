@@ -83,6 +83,7 @@ impl World {
             }
             Command::DeleteController => {
                 let leader = self.plane.zk_leader().unwrap_or(NodeId::ZK);
+                log.node = leader;
                 let deleted = self
                     .with_zk(leader, &mut log, |zk, now, links, out| zk.admin_delete("/controller", now, links, out));
                 if deleted == Some(true) {

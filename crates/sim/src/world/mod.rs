@@ -235,7 +235,9 @@ impl World {
         let known = |n: NodeId| match n {
             NodeId::Zk(_) => match self.plane.zk_servers() {
                 Some(z) => z.contains_key(&n),
-                None => n == NodeId::ZK,
+                // KRaft: a fault naming one of the scenario's ZooKeeper servers (or `zk`) applies to
+                // the voters (see `apply_kraft`), so a scenario's faults run unchanged in every mode.
+                None => n == NodeId::ZK || self.cfg.zk.servers.contains(&n),
             },
             NodeId::Broker(b) => self.brokers.contains_key(&b),
             NodeId::Client(c) => self.consumers.contains_key(&c),

@@ -445,10 +445,19 @@ impl ZkServerNode {
         };
         if let (ZkOp::Multi { ops }, ZkResult::MultiFailed { index: 0, .. }) = (op, &result) {
             if let Some(MultiOp::Check { version, .. }) = ops.first() {
+                let target = ops
+                    .get(1)
+                    .map(|o| match o {
+                        MultiOp::SetData { path, .. } => format!(" (setData {path})"),
+                        MultiOp::Create { path, .. } => format!(" (create {path})"),
+                        MultiOp::Delete { path, .. } => format!(" (delete {path})"),
+                        MultiOp::Check { .. } => String::new(),
+                    })
+                    .unwrap_or_default();
                 out.log(
                     EventKind::LeaderChange,
                     format!(
-                        "{me}: refused a fenced controller write from {from}: it expected /controller_epoch at version {version}, which another controller has moved on (BADVERSION)"
+                        "{me}: refused a fenced controller write{target} from {from}: it expected /controller_epoch at version {version}, which another controller has moved on (BADVERSION)"
                     ),
                 );
                 if let NodeId::Broker(b) = from {
@@ -972,7 +981,7 @@ mod tests {
         assert_eq!(
             out.lines(),
             vec![String::from(
-                "zk: refused a fenced controller write from b1: it expected /controller_epoch at version 3, which another controller has moved on (BADVERSION)"
+                "zk: refused a fenced controller write (setData /brokers/topics/t/partitions/0/state) from b1: it expected /controller_epoch at version 3, which another controller has moved on (BADVERSION)"
             )]
         );
         assert_eq!(p.zk.tree().get("/brokers/topics/t/partitions/0/state").map(|n| n.stat.version), Some(0));
