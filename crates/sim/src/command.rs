@@ -106,10 +106,7 @@ impl Command {
     /// [`crate::Timeline::apply`]: every node it names must be `known` to the cluster, and the
     /// command must make sense on its own (links exist, crash targets are brokers or voters).
     pub fn validate(&self, known: &dyn Fn(NodeId) -> bool) -> Result<(), CommandError> {
-        // `delete /controller` goes to whichever server leads: it names the ensemble (`zk` in
-        // [`Command::nodes`], so a script using it keeps its standalone server), not one server.
-        let named = if *self == Command::DeleteController { alloc::vec::Vec::new() } else { self.nodes() };
-        if let Some(n) = named.into_iter().find(|n| !known(*n)) {
+        if let Some(n) = self.nodes().into_iter().find(|n| !known(*n)) {
             return Err(CommandError::UnknownNode(n));
         }
         self.check_shape().map_err(CommandError::Invalid)
@@ -183,19 +180,5 @@ impl core::fmt::Display for CommandError {
             CommandError::UnknownNode(n) => write!(f, "unknown node {n}"),
             CommandError::Invalid(m) => f.write_str(m),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn delete_controller_is_valid_on_an_ensemble() {
-        // An ensemble zk1..zk3 has no server named `zk`.
-        let known = |n: NodeId| n != NodeId::ZK;
-        assert_eq!(Command::DeleteController.validate(&known), Ok(()));
-        let cut = Command::Cut { a: NodeId::Broker(1), b: NodeId::ZK, dir: Direction::Both };
-        assert_eq!(cut.validate(&known), Err(CommandError::UnknownNode(NodeId::ZK)));
     }
 }
