@@ -79,7 +79,7 @@ pub const VOTER_HW: f64 = 46.0;
 /// Voter box half height.
 pub const VOTER_HH: f64 = 19.0;
 /// ZooKeeper ensemble server box half sizes (3 servers).
-pub const ZKS_HW: f64 = 44.0;
+pub const ZKS_HW: f64 = 40.0;
 /// Ensemble server box half height.
 pub const ZKS_HH: f64 = 18.0;
 /// Ensemble server box half width with 5 servers.
@@ -147,7 +147,7 @@ impl Layout {
         let ensemble: Vec<NodeId> = zk.iter().copied().filter(|z| *z != NodeId::ZK).collect();
         let grow = match (voters.is_empty(), ensemble.len()) {
             (false, _) | (true, 0) => 0.0,
-            (true, 1..=3) => 18.0,
+            (true, 1..=3) => 30.0,
             _ if n >= 8 => 30.0,
             _ => 50.0,
         };
@@ -158,7 +158,8 @@ impl Layout {
             nodes.push((NodeId::ZK, BoxShape { c: Pt::new(cx, cy), hw: ZK_HW, hh: ZK_HH }));
         } else if voters.is_empty() {
             let k = ensemble.len();
-            // Three: one on top, two side by side below. Four or five: a ring (a pentagon),
+            // Three: two side by side, one below (a broker's link to any server then passes
+            // clear of the other two boxes with three brokers). Four or five: a ring (a pentagon),
             // so no server–server link runs under another server's box. Wide gaps keep the
             // server–server links long enough to cut.
             let hw = if k <= 3 { ZKS_HW } else { ZKS5_HW };
@@ -166,8 +167,8 @@ impl Layout {
             for (i, z) in ensemble.iter().enumerate() {
                 let c = match k {
                     1 | 2 => Pt::new(cx + (i as f64 - (k as f64 - 1.0) / 2.0) * (2.0 * hw + 44.0), cy),
-                    3 if i == 0 => Pt::new(cx, cy - 58.0),
-                    3 => Pt::new(cx + if i == 1 { -1.0 } else { 1.0 } * (hw + 14.0), cy),
+                    3 if i == 2 => Pt::new(cx, cy + 46.0),
+                    3 => Pt::new(cx + if i == 0 { -1.0 } else { 1.0 } * (hw + 20.0), cy - 40.0),
                     _ => {
                         // Flat side up, one point down (clear of the brokers up left and right).
                         let a = -core::f64::consts::FRAC_PI_2 + (i as f64 - 0.5) * core::f64::consts::TAU / k as f64;
@@ -415,6 +416,14 @@ mod tests {
         }
     }
 
+    /// True when segment p–q crosses the outline of `c`'s box.
+    fn under(l: &Layout, p: Pt, q: Pt, c: NodeId) -> bool {
+        let bc = l.get(c).unwrap();
+        let corners = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
+            .map(|(sx, sy)| Pt::new(bc.c.x + sx * bc.hw, bc.c.y + sy * bc.hh));
+        (0..4).any(|j| segments_cross(p, q, corners[j], corners[(j + 1) % 4]))
+    }
+
     fn ensemble(k: u8) -> Vec<NodeId> {
         (1..=k).map(NodeId::Zk).collect()
     }
@@ -429,6 +438,18 @@ mod tests {
                 assert!(l.get(NodeId::ZK).is_none(), "no standalone box beside an ensemble");
                 assert_eq!(l.nodes.len(), n as usize + k as usize + 1);
                 let cap = l.zk_caption.expect("a caption under the ensemble");
+                if k == 3 && n == 3 {
+                    // Three brokers and three servers (seed-incident): no broker–server link runs under another
+                    // server's box.
+                    for b in &brokers {
+                        for z in &servers {
+                            let (p, q) = l.link_segment(NodeId::Broker(*b), *z).unwrap();
+                            for c in servers.iter().filter(|c| *c != z) {
+                                assert!(!under(&l, p, q, *c), "{k}/{n}: link b{b}-{z} runs under {c}");
+                            }
+                        }
+                    }
+                }
                 let mut boxes: Vec<(String, BoxShape)> = l.nodes.iter().map(|(id, b)| (id.to_string(), *b)).collect();
                 boxes.push(("caption".into(), cap));
                 let vb = l.view_box();
@@ -457,11 +478,7 @@ mod tests {
                         assert!(p.dist(q) >= 24.0, "{k}/{n}: link {a}-{b} is only {} long", p.dist(q));
                         // ...and runs under no other server's box (it would hide there).
                         for c in servers.iter().filter(|c| *c != a && *c != b) {
-                            let bc = l.get(*c).unwrap();
-                            let corners = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
-                                .map(|(sx, sy)| Pt::new(bc.c.x + sx * bc.hw, bc.c.y + sy * bc.hh));
-                            let hits = (0..4).any(|j| segments_cross(p, q, corners[j], corners[(j + 1) % 4]));
-                            assert!(!hits, "{k}/{n}: link {a}-{b} runs under {c}");
+                            assert!(!under(&l, p, q, *c), "{k}/{n}: link {a}-{b} runs under {c}");
                         }
                     }
                 }
