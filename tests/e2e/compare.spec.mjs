@@ -42,8 +42,8 @@ export async function run({ page, context, baseUrl, screenshot, assert }) {
 
   // A cut in the main picture is replayed, at its time, in the other run.
   for (let i = 0; i < 12; i++) await page.keyboard.press('ArrowRight');
-  await dragAcross(page, 'zk-b2');
-  await page.waitForSelector('[data-testid=compare] [data-link="zk-b2"][data-state=cut]', { state: 'attached', timeout: 5000 });
+  await dragAcross(page, 'zk1-b2');
+  await page.waitForSelector('[data-testid=compare] [data-link="zk1-b2"][data-state=cut]', { state: 'attached', timeout: 5000 });
 
   // The comparison travels in the link.
   await page.click('[data-testid=copy-link]');
@@ -51,7 +51,7 @@ export async function run({ page, context, baseUrl, screenshot, assert }) {
   const fresh = await context.browser().newContext();
   const p2 = await fresh.newPage();
   await p2.goto(url, { waitUntil: 'load' });
-  await p2.waitForSelector('[data-testid=compare] [data-link="zk-b2"][data-state=cut]', { state: 'attached', timeout: 30_000 });
+  await p2.waitForSelector('[data-testid=compare] [data-link="zk1-b2"][data-state=cut]', { state: 'attached', timeout: 30_000 });
   assert.equal(await p2.inputValue('[data-testid=compare-select]'), 'fenced');
   assert.equal(await p2.textContent('[data-testid=compare-step]'), await page.textContent('[data-testid=compare-step]'));
   await fresh.close();

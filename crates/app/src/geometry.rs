@@ -147,8 +147,8 @@ impl Layout {
         let ensemble: Vec<NodeId> = zk.iter().copied().filter(|z| *z != NodeId::ZK).collect();
         let grow = match (voters.is_empty(), ensemble.len()) {
             (false, _) | (true, 0) => 0.0,
-            (true, 1..=3) => 30.0,
             _ if n >= 8 => 30.0,
+            (true, 1..=3) => 40.0,
             _ => 50.0,
         };
         let (rx, ry) = (rx + grow, ry + grow);
@@ -167,8 +167,8 @@ impl Layout {
             for (i, z) in ensemble.iter().enumerate() {
                 let c = match k {
                     1 | 2 => Pt::new(cx + (i as f64 - (k as f64 - 1.0) / 2.0) * (2.0 * hw + 44.0), cy),
-                    3 if i == 2 => Pt::new(cx, cy + 46.0),
-                    3 => Pt::new(cx + if i == 0 { -1.0 } else { 1.0 } * (hw + 20.0), cy - 40.0),
+                    3 if i == 2 => Pt::new(cx, cy + 48.0),
+                    3 => Pt::new(cx + if i == 0 { -1.0 } else { 1.0 } * (hw + 13.0), cy - 20.0),
                     _ => {
                         // Flat side up, one point down (clear of the brokers up left and right).
                         let a = -core::f64::consts::FRAC_PI_2 + (i as f64 - 0.5) * core::f64::consts::TAU / k as f64;
@@ -446,6 +446,13 @@ mod tests {
                             let (p, q) = l.link_segment(NodeId::Broker(*b), *z).unwrap();
                             for c in servers.iter().filter(|c| *c != z) {
                                 assert!(!under(&l, p, q, *c), "{k}/{n}: link b{b}-{z} runs under {c}");
+                            }
+                        }
+                        // Nor does a broker–broker link.
+                        for o in brokers.iter().filter(|o| *o > b) {
+                            let (p, q) = l.link_segment(NodeId::Broker(*b), NodeId::Broker(*o)).unwrap();
+                            for c in &servers {
+                                assert!(!under(&l, p, q, *c), "{k}/{n}: link b{b}-b{o} runs under {c}");
                             }
                         }
                     }
