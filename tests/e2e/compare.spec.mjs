@@ -42,7 +42,7 @@ export async function run({ page, context, baseUrl, screenshot, assert }) {
 
   // A cut in the main picture is replayed, at its time, in the other run.
   for (let i = 0; i < 12; i++) await page.keyboard.press('ArrowRight');
-  await dragAcross(page, 'zk1-b2');
+  await dragAcross(page, 'zk1-b2', { at: 0.6, halfLength: 20 });
   await page.waitForSelector('[data-testid=compare] [data-link="zk1-b2"][data-state=cut]', { state: 'attached', timeout: 5000 });
 
   // The comparison travels in the link.

@@ -8,7 +8,7 @@ export async function run({ page, baseUrl, screenshot, assert, consoleErrors, pa
   assert.equal(await linkState(page, 'zk2-b1'), 'up');
   await screenshot('1-loaded');
 
-  await dragAcross(page, 'zk2-b1');
+  await dragAcross(page, 'zk2-b1', { halfLength: 14 });
   await page.waitForSelector('[data-link="zk2-b1"][data-state=cut]', { state: 'attached', timeout: 5000 });
   assert.ok(await page.isVisible('[data-link="zk2-b1"] .cut-mark'), 'the cut is marked on the link');
   // Only the crossed link was cut.
@@ -28,7 +28,7 @@ export async function run({ page, baseUrl, screenshot, assert, consoleErrors, pa
   await screenshot('2-cut-b1-zk2');
 
   // Drag across it again: healed.
-  await dragAcross(page, 'zk2-b1', { at: 0.35 });
+  await dragAcross(page, 'zk2-b1', { at: 0.35, halfLength: 14 });
   await page.waitForSelector('[data-link="zk2-b1"][data-state=up]', { state: 'attached', timeout: 5000 });
   // Undo restores the cut future.
   await page.click('[data-testid=undo]');
@@ -36,7 +36,7 @@ export async function run({ page, baseUrl, screenshot, assert, consoleErrors, pa
 
   // A one-way cut through the mode select: only replies (zk1 -> b2, b2's server) dropped, drawn with direction.
   await page.selectOption('select[aria-label="What a drag across a link cuts"]', 'replies');
-  await dragAcross(page, 'zk1-b2');
+  await dragAcross(page, 'zk1-b2', { at: 0.6, halfLength: 20 });
   await page.waitForSelector('[data-link="zk1-b2"][data-state=oneway] .oneway-arrow', { state: 'attached', timeout: 5000 });
   const l2 = await page.evaluate(() => window.splitbrain.view().links.find((l) => l.a === 'zk1' && l.b === 'b2'));
   assert.deepEqual([l2.a_to_b, l2.b_to_a], [false, true], 'core: only zk1 -> b2 is cut');
@@ -47,7 +47,7 @@ export async function run({ page, baseUrl, screenshot, assert, consoleErrors, pa
   await page.keyboard.press('Home');
   await page.waitForFunction(() => window.splitbrain.step() === 0);
   assert.equal(await linkState(page, 'zk2-zk3'), 'up');
-  await dragAcross(page, 'zk2-zk3', { halfLength: 10 });
+  await dragAcross(page, 'zk2-zk3', { at: 0.25, halfLength: 10 });
   await page.waitForSelector('[data-link="zk2-zk3"][data-state=cut]', { state: 'attached', timeout: 5000 });
   const peer = await page.evaluate(() => window.splitbrain.view().links.find((l) => l.a === 'zk2' && l.b === 'zk3'));
   assert.deepEqual([peer.a_to_b, peer.b_to_a], [false, false], 'core: zk2 <-> zk3 cut both ways');
