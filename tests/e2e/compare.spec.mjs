@@ -22,6 +22,13 @@ export async function run({ page, context, baseUrl, screenshot, assert }) {
   assert.match(await page.textContent('[data-testid=compare-leader]'), /^fenced: leader \d/, 'fenced has partition 3 led');
   assert.match(div, /the runs differ here/);
   assert.ok((await otherTime(page)) <= (await mainTime(page)), 'lockstep: never ahead of the main run');
+  // The runs differ, and the page says why (the core's verdict): the fix acting, or a timing shift.
+  await page.waitForSelector('[data-testid=compare-why]', { state: 'visible', timeout: 5000 });
+  const verdict = await page.getAttribute('[data-testid=compare-why]', 'data-verdict');
+  const why = (await page.textContent('[data-testid=compare-why]')).trim();
+  assert.match(verdict, /^(fix|timing)$/, `a reason is named: ${verdict}`);
+  assert.match(why, verdict === 'fix' ? /^Why: .*made the difference/ : /^Why: not the fix: .*timing shift/, why);
+  assert.match(why, /__consumer_offsets-3/, `the reason names the partition: ${why}`);
   await screenshot('1-legacy-vs-fenced-at-end');
 
   // Back to step 100: both at the same moment, and the same (nothing has diverged yet at t=0).
@@ -31,11 +38,12 @@ export async function run({ page, context, baseUrl, screenshot, assert }) {
   assert.ok((await otherTime(page)) <= t1);
   await page.keyboard.press('Home');
   assert.doesNotMatch(await page.textContent('[data-testid=divergence]'), /differ/, 'identical at step 0');
+  assert.equal(await page.locator('[data-testid=compare-why]').count(), 0, 'no reason shown while the runs agree');
 
   // A cut in the main picture is replayed, at its time, in the other run.
   for (let i = 0; i < 12; i++) await page.keyboard.press('ArrowRight');
-  await dragAcross(page, 'zk-b2');
-  await page.waitForSelector('[data-testid=compare] [data-link="zk-b2"][data-state=cut]', { state: 'attached', timeout: 5000 });
+  await dragAcross(page, 'zk1-b2', { at: 0.6, halfLength: 20 });
+  await page.waitForSelector('[data-testid=compare] [data-link="zk1-b2"][data-state=cut]', { state: 'attached', timeout: 5000 });
 
   // The comparison travels in the link.
   await page.click('[data-testid=copy-link]');
@@ -43,7 +51,7 @@ export async function run({ page, context, baseUrl, screenshot, assert }) {
   const fresh = await context.browser().newContext();
   const p2 = await fresh.newPage();
   await p2.goto(url, { waitUntil: 'load' });
-  await p2.waitForSelector('[data-testid=compare] [data-link="zk-b2"][data-state=cut]', { state: 'attached', timeout: 30_000 });
+  await p2.waitForSelector('[data-testid=compare] [data-link="zk1-b2"][data-state=cut]', { state: 'attached', timeout: 30_000 });
   assert.equal(await p2.inputValue('[data-testid=compare-select]'), 'fenced');
   assert.equal(await p2.textContent('[data-testid=compare-step]'), await page.textContent('[data-testid=compare-step]'));
   await fresh.close();

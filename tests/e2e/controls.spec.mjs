@@ -6,27 +6,27 @@ export async function run({ page, baseUrl, screenshot, assert, consoleErrors, pa
   await openApp(page, baseUrl);
 
   // Keyboard: Tab into the graph's links, Enter cuts the focused one.
-  await page.focus('[data-testid="link-zk-b2"]');
+  await page.focus('[data-testid="link-zk1-b2"]');
   const name = await page.evaluate(() => document.activeElement.getAttribute('aria-label'));
-  assert.match(name, /^link ZooKeeper–broker 2, up; press Enter to cut it$/, name);
+  assert.match(name, /^link ZooKeeper zk1–broker 2, up; press Enter to cut it$/, name);
   await page.keyboard.press('Enter');
-  await page.waitForSelector('[data-link="zk-b2"][data-state=cut]', { state: 'attached' });
+  await page.waitForSelector('[data-link="zk1-b2"][data-state=cut]', { state: 'attached' });
   // A plain click on the cut link heals it.
-  await page.evaluate(() => document.querySelector('[data-link="zk-b2"]').scrollIntoView({ block: 'center' }));
-  const seg = await linkScreenSegment(page, 'zk-b2');
+  await page.evaluate(() => document.querySelector('[data-link="zk1-b2"]').scrollIntoView({ block: 'center' }));
+  const seg = await linkScreenSegment(page, 'zk1-b2');
   await page.mouse.click(seg.p.x + (seg.q.x - seg.p.x) * 0.4, seg.p.y + (seg.q.y - seg.p.y) * 0.4);
-  await page.waitForSelector('[data-link="zk-b2"][data-state=up]', { state: 'attached' });
+  await page.waitForSelector('[data-link="zk1-b2"][data-state=up]', { state: 'attached' });
   assert.equal(await page.evaluate(() => window.splitbrain.step()), 2, 'cut and heal are steps 1 and 2');
   // Undo the heal, then undo is spent.
   await page.click('[data-testid=undo]');
-  assert.equal(await linkState(page, 'zk-b2'), 'cut');
+  assert.equal(await linkState(page, 'zk1-b2'), 'cut');
   assert.equal(await page.isDisabled('[data-testid=undo]'), true);
 
   // Reset with the seed in the box: back to the scripted run, step 0.
   await page.fill('[data-testid=seed]', '1');
   await page.click('[data-testid=reset]');
   await page.waitForFunction(() => window.splitbrain.step() === 0 && window.splitbrain.steps() > 600);
-  assert.equal(await linkState(page, 'zk-b2'), 'up');
+  assert.equal(await linkState(page, 'zk1-b2'), 'up');
 
   // Play advances on its own; pause stops it.
   await page.selectOption('select[aria-label="Playback speed in steps per second"]', '64');

@@ -15,12 +15,12 @@ export async function run({ page, baseUrl, screenshot, assert }) {
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(baseUrl + 'blog-sample.html', { waitUntil: 'load' });
   const moments = [
-    ['moment-elected', 16, 657, /Broker 1 wins the race/],
-    ['moment-stale', 105, 657, /Broker 2 loads every partition state/],
-    ['moment-leaderless', 391, 657, /removing replica 1 from the ISR re-reads ZooKeeper/],
-    // The same faults in 2.1.0 (fenced): broker 1's batched election lands before the cut, so the
-    // fence has nothing to refuse; the story says so at broker 1's resignation.
-    ['moment-fenced', 323, 794, /The fence had nothing to refuse in this run/],
+    ['moment-elected', 32, 1847, /Broker 1 wins the race/],
+    ['moment-stale', 463, 1847, /Broker 2 has loaded every partition state/],
+    ['moment-leaderless', 640, 1847, /removing replica 1 from the ISR re-reads ZooKeeper/],
+    // The same faults in 2.1.0 (fenced): broker 1's batched writes reach the ensemble's leader
+    // after broker 2 bumped /controller_epoch; the story says the fence refuses the write.
+    ['moment-fenced', 263, 711, /refuses the write of __consumer_offsets-3 with BADVERSION/],
   ];
   for (const [id, step, total, caption] of moments) {
     const handle = await page.$(`iframe[data-testid=${id}]`);
@@ -44,23 +44,23 @@ export async function run({ page, baseUrl, screenshot, assert }) {
   await first.focus('[data-testid=app-root]');
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowRight');
-  assert.match(await info(first), /^step 18 \//);
+  assert.match(await info(first), /^step 34 \//);
   const stale = await (await page.$('iframe[data-testid=moment-stale]')).contentFrame();
-  assert.match(await info(stale), /^step 105 \//, 'the other widget did not move');
+  assert.match(await info(stale), /^step 463 \//, 'the other widget did not move');
 
   // "Open in the full playground" carries the run and step.
   const href = await last.getAttribute('[data-testid=open-full]', 'href');
-  assert.match(href, /^\.\/index\.html#v1\./);
+  assert.match(href, /^\.\/index\.html#v2\./);
   const full = await page.context().newPage();
   await full.goto(new URL(href, baseUrl + 'embed.html').href, { waitUntil: 'load' });
-  await full.waitForFunction(() => window.splitbrain && window.splitbrain.step() === 391, null, { timeout: 30_000 });
+  await full.waitForFunction(() => window.splitbrain && window.splitbrain.step() === 640, null, { timeout: 30_000 });
   assert.ok(await full.isVisible('[data-testid=export-bar]'), 'the full playground, not the widget');
   await full.close();
 
   // The docs page: an iframe and a div mounted by splitbrain-embed.js.
   await page.goto(baseUrl + 'docs.html', { waitUntil: 'load' });
   await page.waitForSelector('[data-testid=docs-div] [data-testid=app-root] svg.graph [data-node=b1]', { timeout: 30_000 });
-  assert.match(await page.textContent('[data-testid=docs-div] [data-testid=step-info]'), /^step 105 \//);
+  assert.match(await page.textContent('[data-testid=docs-div] [data-testid=step-info]'), /^step 463 \//);
   assert.equal(await page.locator('[data-testid=docs-div] [data-testid=notice]').count(), 0, 'no message about options');
   assert.ok(await page.isVisible('[data-testid=docs-div] [data-testid=controller-diff]'), 'controller panel shown');
   assert.equal(await page.locator('[data-testid=docs-div] [data-testid=partition-table]').count(), 0, 'only the panels asked for');
@@ -75,7 +75,7 @@ export async function run({ page, baseUrl, screenshot, assert }) {
   await page.focus(`${second} [data-testid=app-root]`);
   await page.keyboard.press('ArrowLeft');
   assert.match(await page.textContent(`${second} [data-testid=step-info]`), new RegExp(`^step ${at - 1} /`));
-  assert.match(await page.textContent('[data-testid=docs-div] [data-testid=step-info]'), /^step 105 \//, 'the other widget did not move');
+  assert.match(await page.textContent('[data-testid=docs-div] [data-testid=step-info]'), /^step 463 \//, 'the other widget did not move');
   const dupIds = await page.evaluate(() => {
     const seen = new Map();
     for (const el of document.querySelectorAll('[id]')) seen.set(el.id, (seen.get(el.id) || 0) + 1);
@@ -83,7 +83,7 @@ export async function run({ page, baseUrl, screenshot, assert }) {
   });
   assert.deepEqual(dupIds, [], `duplicate ids: ${dupIds}`);
   const docFrame = await widgetIn(await (await page.$('iframe[data-testid=docs-iframe]')).contentFrame());
-  assert.match(await info(docFrame), /^step 391 \//);
+  assert.match(await info(docFrame), /^step 640 \//);
   await screenshot('2-docs');
 
   // Bad options: named in a message, widget still starts, nothing inserted as HTML.
@@ -99,7 +99,7 @@ export async function run({ page, baseUrl, screenshot, assert }) {
   }
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
   assert.equal(await page.locator('img').count(), 0, 'no element from the URL');
-  assert.match(await page.getAttribute('[data-testid=open-full]', 'href'), /^\.\/index\.html#v1\./);
+  assert.match(await page.getAttribute('[data-testid=open-full]', 'href'), /^\.\/index\.html#v2\./);
   assert.match(await info(page), /^step 0 \//);
   await screenshot('3-bad-options');
 

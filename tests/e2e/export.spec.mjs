@@ -21,11 +21,11 @@ export async function run({ page, baseUrl, screenshot, assert, log }) {
   await openApp(page, baseUrl);
   await page.locator('body').click({ position: { x: 5, y: 5 } }).catch(() => {});
   for (let i = 0; i < 30; i++) await page.keyboard.press('ArrowRight');
-  await dragAcross(page, 'zk-b2');
-  await page.waitForSelector('[data-link="zk-b2"][data-state=cut]', { state: 'attached' });
+  await dragAcross(page, 'zk1-b2', { at: 0.6, halfLength: 20 });
+  await page.waitForSelector('[data-link="zk1-b2"][data-state=cut]', { state: 'attached' });
   for (let i = 0; i < 25; i++) await page.keyboard.press('ArrowRight');
-  await dragAcross(page, 'zk-b2');
-  await page.waitForSelector('[data-link="zk-b2"][data-state=up]', { state: 'attached' });
+  await dragAcross(page, 'zk1-b2', { at: 0.6, halfLength: 20 });
+  await page.waitForSelector('[data-link="zk1-b2"][data-state=up]', { state: 'attached' });
   const steps = await page.evaluate(() => window.splitbrain.steps());
 
   const jsonl = await save(page, 'export-jsonl', dir);

@@ -38,8 +38,8 @@ export async function run({ page, context, baseUrl, screenshot, assert }) {
   // Step 20 steps, cut b2–ZooKeeper with the mouse, 30 more steps, cut b1–b3, 10 more.
   await page.locator('body').click({ position: { x: 5, y: 5 } }).catch(() => {});
   for (let i = 0; i < 20; i++) await page.keyboard.press('ArrowRight');
-  await dragAcross(page, 'zk-b2');
-  await page.waitForSelector('[data-link="zk-b2"][data-state=cut]', { state: 'attached' });
+  await dragAcross(page, 'zk1-b2', { at: 0.6, halfLength: 20 });
+  await page.waitForSelector('[data-link="zk1-b2"][data-state=cut]', { state: 'attached' });
   for (let i = 0; i < 30; i++) await page.click('[data-testid=step-forward]');
   await dragAcross(page, 'b1-b3');
   await page.waitForSelector('[data-link="b1-b3"][data-state=cut]', { state: 'attached' });

@@ -562,7 +562,7 @@ pub fn app(props: &AppProps) -> Html {
                             other={compare_other.clone()} watch_partition={watch.clone()} on_commands={on_commands.clone()} cut_mode={model.cut_mode} verdict={verdict} />
                     }
                     if full {
-                        <ExplorerPanel mode={model.mode} base={model.tl.borrow().scenario().clone()} on_load={dispatch.clone()} />
+                        <ExplorerPanel mode={model.mode} base={explore_base(&model.tl.borrow(), view.seed)} on_load={dispatch.clone()} />
                     }
                     if shows(Panel::Consumer) {
                         <ConsumerPanel consumers={Rc::new(view.consumers.clone())} partitions={Rc::new(view.partitions.clone())} />
@@ -714,4 +714,13 @@ fn header(p: &HeaderProps) -> Html {
             </div>
         </header>
     }
+}
+
+/// The cluster the explorer searches: the scenario shown, with the seed of the run shown (the seed
+/// box may differ from the scenario file's), so the page searches what `splitbrain explore --seed`
+/// would.
+fn explore_base(tl: &splitbrain_sim::Timeline, seed: u64) -> splitbrain_sim::Scenario {
+    let mut s = tl.scenario().clone();
+    s.seed = seed;
+    s
 }

@@ -78,6 +78,16 @@ pub const ZK_HH: f64 = 26.0;
 pub const VOTER_HW: f64 = 46.0;
 /// Voter box half height.
 pub const VOTER_HH: f64 = 19.0;
+/// ZooKeeper ensemble server box half sizes (3 servers).
+pub const ZKS_HW: f64 = 40.0;
+/// Ensemble server box half height.
+pub const ZKS_HH: f64 = 18.0;
+/// Ensemble server box half width with 5 servers.
+pub const ZKS5_HW: f64 = 34.0;
+/// Half sizes of the caption under an ensemble (`/controller`, `/controller_epoch`).
+pub const ZK_CAPTION_HW: f64 = 70.0;
+/// Caption half height.
+pub const ZK_CAPTION_HH: f64 = 13.0;
 /// Client box half sizes.
 pub const CLIENT_HW: f64 = 80.0;
 /// Client box half height.
@@ -88,6 +98,8 @@ pub const CLIENT_HH: f64 = 30.0;
 pub struct Layout {
     /// Every node with its box.
     pub nodes: Vec<(NodeId, BoxShape)>,
+    /// With a ZooKeeper ensemble: the caption under the group (`/controller`, `/controller_epoch`).
+    pub zk_caption: Option<BoxShape>,
 }
 
 /// The part of the drawing to show: `viewBox="x y w h"`.
@@ -113,6 +125,13 @@ impl Layout {
     /// As [`Layout::new`]; KRaft controller voters (if any) take ZooKeeper's place in the middle,
     /// as a small triangle (ZooKeeper is not drawn then).
     pub fn with_voters(brokers: &[i32], clients: &[u32], voters: &[u32]) -> Layout {
+        Self::with_ensemble(brokers, clients, voters, &[NodeId::ZK])
+    }
+
+    /// As [`Layout::with_voters`], with the ZooKeeper servers `zk` (the one standalone server
+    /// `zk`, drawn as one box as before, or an ensemble `zk1`…`zk5`, drawn as a small group in
+    /// the middle with a caption under it). Unused when there are voters.
+    pub fn with_ensemble(brokers: &[i32], clients: &[u32], voters: &[u32], zk: &[NodeId]) -> Layout {
         let n = brokers.len().max(1);
         let cx = 282.0;
         let cy = VIEW_H / 2.0;
@@ -124,9 +143,46 @@ impl Layout {
             6..=7 => (190.0, 170.0),
             _ => (214.0, 190.0),
         };
+        // An ensemble needs more room in the middle than one box.
+        let ensemble: Vec<NodeId> = zk.iter().copied().filter(|z| *z != NodeId::ZK).collect();
+        let grow = match (voters.is_empty(), ensemble.len()) {
+            (false, _) | (true, 0) => 0.0,
+            _ if n >= 8 => 30.0,
+            (true, 1..=3) => 40.0,
+            _ => 50.0,
+        };
+        let (rx, ry) = (rx + grow, ry + grow);
         let mut nodes = Vec::new();
-        if voters.is_empty() {
+        let mut zk_caption = None;
+        if voters.is_empty() && ensemble.is_empty() {
             nodes.push((NodeId::ZK, BoxShape { c: Pt::new(cx, cy), hw: ZK_HW, hh: ZK_HH }));
+        } else if voters.is_empty() {
+            let k = ensemble.len();
+            // Three: two side by side, one below (a broker's link to any server then passes
+            // clear of the other two boxes with three brokers). Four or five: a ring (a pentagon),
+            // so no server–server link runs under another server's box. Wide gaps keep the
+            // server–server links long enough to cut.
+            let hw = if k <= 3 { ZKS_HW } else { ZKS5_HW };
+            let mut bottom: f64 = f64::MIN;
+            for (i, z) in ensemble.iter().enumerate() {
+                let c = match k {
+                    1 | 2 => Pt::new(cx + (i as f64 - (k as f64 - 1.0) / 2.0) * (2.0 * hw + 44.0), cy),
+                    3 if i == 2 => Pt::new(cx, cy + 48.0),
+                    3 => Pt::new(cx + if i == 0 { -1.0 } else { 1.0 } * (hw + 13.0), cy - 20.0),
+                    _ => {
+                        // Flat side up, one point down (clear of the brokers up left and right).
+                        let a = -core::f64::consts::FRAC_PI_2 + (i as f64 - 0.5) * core::f64::consts::TAU / k as f64;
+                        Pt::new(cx + 88.0 * a.cos(), cy - 30.0 + 72.0 * a.sin())
+                    }
+                };
+                bottom = bottom.max(c.y - cy);
+                nodes.push((*z, BoxShape { c, hw, hh: ZKS_HH }));
+            }
+            zk_caption = Some(BoxShape {
+                c: Pt::new(cx, cy + bottom + ZKS_HH + 8.0 + ZK_CAPTION_HH),
+                hw: ZK_CAPTION_HW,
+                hh: ZK_CAPTION_HH,
+            });
         } else {
             let k = voters.len();
             for (i, v) in voters.iter().enumerate() {
@@ -163,17 +219,17 @@ impl Layout {
             let y = y.min(VIEW_H - CLIENT_HH - 6.0);
             nodes.push((
                 NodeId::Client(*c),
-                BoxShape { c: Pt::new(VIEW_W - CLIENT_HW - 6.0, y), hw: CLIENT_HW, hh: CLIENT_HH },
+                BoxShape { c: Pt::new(VIEW_W - CLIENT_HW - 6.0 + grow, y), hw: CLIENT_HW, hh: CLIENT_HH },
             ));
         }
-        Layout { nodes }
+        Layout { nodes, zk_caption }
     }
 
     /// The bounding box of every node plus a margin (room for the badges above and below the
     /// brokers), so that small clusters are drawn larger.
     pub fn view_box(&self) -> ViewBox {
         let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
-        for (_, b) in &self.nodes {
+        for b in self.nodes.iter().map(|(_, b)| b).chain(self.zk_caption.iter()) {
             x0 = x0.min(b.c.x - b.hw);
             y0 = y0.min(b.c.y - b.hh);
             x1 = x1.max(b.c.x + b.hw);
@@ -358,6 +414,87 @@ mod tests {
                 assert!(p.dist(q) > 30.0, "{n} brokers: link b{b}-zk is only {} long", p.dist(q));
             }
         }
+    }
+
+    /// True when segment p–q crosses the outline of `c`'s box.
+    fn under(l: &Layout, p: Pt, q: Pt, c: NodeId) -> bool {
+        let bc = l.get(c).unwrap();
+        let corners = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
+            .map(|(sx, sy)| Pt::new(bc.c.x + sx * bc.hw, bc.c.y + sy * bc.hh));
+        (0..4).any(|j| segments_cross(p, q, corners[j], corners[(j + 1) % 4]))
+    }
+
+    fn ensemble(k: u8) -> Vec<NodeId> {
+        (1..=k).map(NodeId::Zk).collect()
+    }
+
+    #[test]
+    fn ensembles_of_3_and_5_servers_with_3_to_9_brokers_do_not_overlap() {
+        for k in [3u8, 5] {
+            for n in 3..=9 {
+                let brokers: Vec<i32> = (1..=n).collect();
+                let servers = ensemble(k);
+                let l = Layout::with_ensemble(&brokers, &[1], &[], &servers);
+                assert!(l.get(NodeId::ZK).is_none(), "no standalone box beside an ensemble");
+                assert_eq!(l.nodes.len(), n as usize + k as usize + 1);
+                let cap = l.zk_caption.expect("a caption under the ensemble");
+                if k == 3 && n == 3 {
+                    // Three brokers and three servers (seed-incident): no broker–server link runs under another
+                    // server's box.
+                    for b in &brokers {
+                        for z in &servers {
+                            let (p, q) = l.link_segment(NodeId::Broker(*b), *z).unwrap();
+                            for c in servers.iter().filter(|c| *c != z) {
+                                assert!(!under(&l, p, q, *c), "{k}/{n}: link b{b}-{z} runs under {c}");
+                            }
+                        }
+                        // Nor does a broker–broker link.
+                        for o in brokers.iter().filter(|o| *o > b) {
+                            let (p, q) = l.link_segment(NodeId::Broker(*b), NodeId::Broker(*o)).unwrap();
+                            for c in &servers {
+                                assert!(!under(&l, p, q, *c), "{k}/{n}: link b{b}-b{o} runs under {c}");
+                            }
+                        }
+                    }
+                }
+                let mut boxes: Vec<(String, BoxShape)> = l.nodes.iter().map(|(id, b)| (id.to_string(), *b)).collect();
+                boxes.push(("caption".into(), cap));
+                let vb = l.view_box();
+                assert!(vb.w <= VIEW_W + 120.0 && vb.h <= VIEW_H + 90.0, "{k}/{n}: view box {vb:?} too large");
+                for (i, (a, ba)) in boxes.iter().enumerate() {
+                    for (b, bb) in &boxes[i + 1..] {
+                        assert!(
+                            !ba.overlaps(bb, 6.0),
+                            "{k} servers, {n} brokers: {a} and {b} overlap ({:?} vs {:?})",
+                            ba,
+                            bb
+                        );
+                    }
+                }
+                // Every broker–server link and every server–server link has a stretch long
+                // enough to cut by dragging across it.
+                for b in &brokers {
+                    for z in &servers {
+                        let (p, q) = l.link_segment(NodeId::Broker(*b), *z).unwrap();
+                        assert!(p.dist(q) > 30.0, "{k}/{n}: link b{b}-{z} is only {} long", p.dist(q));
+                    }
+                }
+                for (i, a) in servers.iter().enumerate() {
+                    for b in &servers[i + 1..] {
+                        let (p, q) = l.link_segment(*a, *b).unwrap();
+                        assert!(p.dist(q) >= 24.0, "{k}/{n}: link {a}-{b} is only {} long", p.dist(q));
+                        // ...and runs under no other server's box (it would hide there).
+                        for c in servers.iter().filter(|c| *c != a && *c != b) {
+                            assert!(!under(&l, p, q, *c), "{k}/{n}: link {a}-{b} runs under {c}");
+                        }
+                    }
+                }
+            }
+        }
+        // The one standalone server keeps its one box and no caption.
+        let l = Layout::with_ensemble(&[1, 2, 3], &[1], &[], &[NodeId::ZK]);
+        assert_eq!(l, Layout::new(&[1, 2, 3], &[1]));
+        assert!(l.zk_caption.is_none() && l.get(NodeId::ZK).is_some());
     }
 
     #[test]

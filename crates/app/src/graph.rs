@@ -91,7 +91,18 @@ pub fn graph(props: &GraphProps) -> Html {
         view.nodes.iter().filter_map(|n| if let NodeId::Client(c) = n.id { Some(c) } else { None }).collect();
     let voters: Vec<u32> =
         view.nodes.iter().filter_map(|n| if let NodeId::Voter(v) = n.id { Some(v) } else { None }).collect();
-    let layout = use_memo((brokers.clone(), clients.clone(), voters), |(b, c, v)| Layout::with_voters(b, c, v));
+    let servers: Vec<NodeId> = view.nodes.iter().map(|n| n.id).filter(|id| id.is_zk()).collect();
+    let layout = use_memo((brokers.clone(), clients.clone(), voters, servers), |(b, c, v, z)| {
+        Layout::with_ensemble(b, c, v, if z.is_empty() { &[NodeId::ZK] } else { z })
+    });
+    // Each broker's current ZooKeeper server (an ensemble only): its other server links are
+    // drawn faint (they exist, and can be cut, but carry nothing until the client moves).
+    let current: Vec<(NodeId, NodeId)> =
+        view.nodes.iter().filter_map(|n| n.zk_server.filter(|z| *z != NodeId::ZK).map(|z| (n.id, z))).collect();
+    let standby = |a: NodeId, b: NodeId| -> bool {
+        let (broker, server) = if a.is_zk() { (b, a) } else { (a, b) };
+        server.is_zk() && broker.broker().is_some() && current.iter().any(|(n, z)| *n == broker && *z != server)
+    };
     let stroke = use_mut_ref(|| None::<Vec<Pt>>);
     let redraw = use_state(|| 0u32);
     let svg_ref = use_node_ref();
@@ -198,6 +209,8 @@ pub fn graph(props: &GraphProps) -> Html {
         let none_up = !l.a_to_b && !l.b_to_a;
         let class = classes!("link", if both_up { "up" } else if none_up { "cut" } else { "oneway" },
             if matches!(l.a, NodeId::Zk(_)) || matches!(l.b, NodeId::Zk(_)) { Some("zk-link") } else { None },
+            if l.a.is_zk() && l.b.is_zk() { Some("zk-peer") } else { None },
+            if standby(l.a, l.b) { Some("standby") } else { None },
             if matches!(l.a, NodeId::Client(_)) || matches!(l.b, NodeId::Client(_)) { Some("client-link") } else { None });
         let mid = p.lerp(*q, 0.5);
         let name = format!("{}-{}", l.a, l.b);
@@ -266,6 +279,22 @@ pub fn graph(props: &GraphProps) -> Html {
         .filter_map(|n| layout.get(n.id).map(|b| (n, *b)))
         .map(|(n, b)| render_node(n, b.c, b.hw, b.hh, view, acting, props.watch_partition.as_deref()));
 
+    // An ensemble: /controller and /controller_epoch under the group (the leader's replica).
+    let caption = match layout.zk_caption {
+        Some(b) => {
+            let epoch = view.nodes.iter().find(|n| n.id.is_zk()).map(|n| n.controller_epoch).unwrap_or(0);
+            let leader = view.zk_leader.map(|z| format!("leader {z}")).unwrap_or_else(|| "no leader: electing".into());
+            html! {
+                <g class="zk-caption" transform={format!("translate({},{})", f1(b.c.x), f1(b.c.y))} data-testid="zk-caption">
+                    <title>{format!("ZooKeeper ensemble, {leader}: /controller and /controller_epoch as the leader's replica holds them")}</title>
+                    <text class="line" y="-2" text-anchor="middle">{zk_controller_words(view)}</text>
+                    <text class="line dim" y="11" text-anchor="middle">{format!("controller_epoch {epoch}")}</text>
+                </g>
+            }
+        }
+        None => html! {},
+    };
+
     let seg_of = |from: NodeId, to: NodeId| -> Option<(Pt, Pt)> { layout.link_segment(from, to) };
     let show_labels = false;
     let msg_html = view.messages.iter().filter_map(|m| seg_of(m.from, m.to).map(|s| (m, s))).map(|(m, s)| {
@@ -298,11 +327,15 @@ pub fn graph(props: &GraphProps) -> Html {
             {onpointerdown} {onpointermove} {onpointerup} {onpointercancel}>
             <rect class="backdrop" x={fmt(vb.x)} y={fmt(vb.y)} width={fmt(vb.w)} height={fmt(vb.h)} />
             <g class="links">{ for link_html }</g>
-            <g class="nodes">{ for node_html }</g>
+            <g class="nodes">{ for node_html }{caption}</g>
             <g class="messages" aria-hidden="true">{ for msg_html }</g>
             {stroke_html}
         </svg>
     }
+}
+
+fn zk_controller_words(view: &View) -> String {
+    view.zk_controller.map(|b| format!("/controller = broker {b}")).unwrap_or_else(|| "/controller: none".into())
 }
 
 fn fmt(v: f64) -> String {
@@ -339,11 +372,41 @@ fn render_node(n: &NodeView, c: Pt, hw: f64, hh: f64, view: &View, acting: usize
                 <text class="line" y={fmt(-hh + 33.0)} text-anchor="middle">{format!("{} · epoch {}", n.session, n.controller_epoch)}</text>
             </g>
         },
+        // A server of an ensemble: its role; the leader is marked.
+        NodeId::Zk(z) if z > 0 => {
+            let sv = view.zk_servers.iter().find(|s| s.id == n.id);
+            let role = sv.map(|s| s.role.as_str()).unwrap_or("looking");
+            let clients = sv.map(|s| s.clients.len()).unwrap_or(0);
+            let head = match role {
+                "leader" => format!("♛ {id} leader"),
+                r => format!("{id} {r}"),
+            };
+            let tip = format!(
+                "ZooKeeper server {id}: {role}{}; zxid 0x{:x}; clients: {}",
+                match sv.and_then(|s| s.leader) {
+                    Some(l) if role == "follower" => format!(" of {l}"),
+                    _ => String::new(),
+                },
+                sv.map(|s| s.zxid).unwrap_or(0),
+                sv.filter(|s| !s.clients.is_empty())
+                    .map(|s| s.clients.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", "))
+                    .unwrap_or_else(|| "none".into())
+            );
+            html! {
+                <g key={id.clone()} class={classes!("node", "zk", "zk-server", role.to_string())} transform={tr}
+                   data-node={id.clone()} data-testid={format!("node-{id}")} data-role={role.to_string()}
+                   tabindex="0" role="img" aria-label={tip.clone()}>
+                    <title>{tip}</title>
+                    {rect("box")}
+                    <text class="title" y={fmt(-hh + 15.0)} text-anchor="middle">{head}</text>
+                    <text class="line" y={fmt(-hh + 29.0)} text-anchor="middle">
+                        {format!("{clients} client{}", if clients == 1 { "" } else { "s" })}
+                    </text>
+                </g>
+            }
+        }
         NodeId::Zk(_) => {
-            let ctl = view
-                .zk_controller
-                .map(|b| format!("/controller = broker {b}"))
-                .unwrap_or_else(|| "/controller: none".into());
+            let ctl = zk_controller_words(view);
             html! {
                 <g key={id.clone()} class="node zk" transform={tr} data-node={id.clone()} data-testid={format!("node-{id}")}>
                     {rect("box")}

@@ -371,7 +371,8 @@ pub fn describe(cmd: &Command) -> String {
 
 fn node_word(n: NodeId) -> String {
     match n {
-        NodeId::Zk(_) => "ZooKeeper".into(),
+        NodeId::Zk(0) => "ZooKeeper".into(),
+        NodeId::Zk(_) => format!("ZooKeeper {n}"),
         NodeId::Broker(b) => format!("broker {b}"),
         NodeId::Client(c) => format!("consumer c{c}"),
         NodeId::Voter(v) => format!("controller q{v}"),
@@ -546,5 +547,19 @@ impl Reducible for Model {
             Action::Dismiss => m.notice = None,
         }
         Rc::new(m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn link_words_name_each_server_of_an_ensemble() {
+        assert_eq!(link_words(NodeId::ZK, NodeId::Broker(2)), "ZooKeeper–broker 2");
+        assert_eq!(link_words(NodeId::Zk(1), NodeId::Broker(2)), "ZooKeeper zk1–broker 2");
+        assert_eq!(link_words(NodeId::Zk(2), NodeId::Zk(3)), "ZooKeeper zk2–ZooKeeper zk3");
     }
 }

@@ -89,14 +89,21 @@ async fn graph_renders_one_node_per_broker_plus_zookeeper_and_client() {
     assert_eq!(brokers, vec![1, 2, 3], "seed-incident has brokers 1, 2, 3");
     let nodes = m.all("svg.graph [data-node]");
     let ids: Vec<String> = nodes.iter().map(|n| n.get_attribute("data-node").unwrap()).collect();
-    assert_eq!(ids.len(), brokers.len() + 2, "one node per broker plus ZooKeeper and the consumer: {ids:?}");
-    for id in ["zk", "b1", "b2", "b3", "c1"] {
+    assert_eq!(ids.len(), brokers.len() + 4, "one node per broker, per ZooKeeper server and the consumer: {ids:?}");
+    for id in ["zk1", "zk2", "zk3", "b1", "b2", "b3", "c1"] {
         assert!(ids.iter().any(|x| x == id), "node {id} missing from {ids:?}");
     }
     assert_eq!(m.all("svg.graph .node.broker").len(), 3);
-    // A link for every pair that can talk: 3 broker–broker, 3 broker–ZooKeeper, 3 client–broker.
+    // A link for every pair that can talk: 3 broker–broker, 9 broker–server, 3 server–server,
+    // 3 client–broker.
     assert_eq!(m.all("svg.graph [data-link]").len(), view.links.len());
-    assert_eq!(view.links.len(), 9);
+    assert_eq!(view.links.len(), 18);
+    // One leader among the servers, marked; each broker's link to a server it does not talk to is faint.
+    assert_eq!(m.all("svg.graph .node.zk-server.leader").len(), 1);
+    assert_eq!(m.all("svg.graph .link.standby").len(), 6);
+    assert!(m
+        .q("[data-testid=zk-caption]")
+        .is_some_and(|c| c.text_content().unwrap_or_default().contains("/controller = broker 3")));
     // At step 0 broker 3 is the controller: it holds /controller and acts as controller.
     let b3 = m.q("[data-node=b3]").unwrap();
     assert_eq!(b3.get_attribute("data-acting").as_deref(), Some("true"));
@@ -107,33 +114,34 @@ async fn graph_renders_one_node_per_broker_plus_zookeeper_and_client() {
 #[wasm_bindgen_test]
 async fn dragging_across_a_link_cuts_it_in_the_core_and_the_drawing_and_enter_heals_it() {
     let m = Mounted::new().await;
-    assert_eq!(link_state(&m, "zk-b1"), "up");
+    assert_eq!(link_state(&m, "zk2-b1"), "up");
     let up_before = current_view()
         .unwrap()
         .links
         .iter()
-        .find(|l| l.a == NodeId::ZK && l.b == NodeId::Broker(1))
+        .find(|l| l.a == NodeId::Zk(2) && l.b == NodeId::Broker(1))
         .map(|l| l.a_to_b && l.b_to_a);
     assert_eq!(up_before, Some(true));
 
-    // A stroke perpendicular to the b1–zk link through its midpoint, in screen pixels.
-    let hit = m.q("[data-testid='link-zk-b1']").unwrap();
+    // A stroke perpendicular to the b1–zk2 link (b1's server) through its midpoint, in screen pixels.
+    let hit = m.q("[data-testid='link-zk2-b1']").unwrap();
     let r = hit.get_bounding_client_rect();
     let (mx, my) = (r.left() + r.width() / 2.0, r.top() + r.height() / 2.0);
     let svg = m.q("svg.graph").unwrap();
-    // Both ends are far from every link, so only the crossing itself can cut (not a click test).
-    pointer(&svg, "pointerdown", mx - 40.0, my - 3.0);
+    // Both ends are off the link (16 px, more than a click's tolerance) and short of b1's other
+    // server links, so only the crossing itself can cut (not a click test).
+    pointer(&svg, "pointerdown", mx - 16.0, my - 3.0);
     for i in 1..=8 {
-        pointer(&svg, "pointermove", mx - 40.0 + 10.0 * i as f64, my - 3.0 + 0.75 * i as f64);
+        pointer(&svg, "pointermove", mx - 16.0 + 4.0 * i as f64, my - 3.0 + 0.75 * i as f64);
     }
-    pointer(&svg, "pointerup", mx + 40.0, my + 3.0);
+    pointer(&svg, "pointerup", mx + 16.0, my + 3.0);
     sleep(60).await;
 
     let view = current_view().unwrap();
-    let l = view.links.iter().find(|l| l.a == NodeId::ZK && l.b == NodeId::Broker(1)).unwrap();
-    assert!(!l.a_to_b && !l.b_to_a, "the core has the b1–zk link cut both ways");
-    assert_eq!(link_state(&m, "zk-b1"), "cut", "the drawing shows the link cut");
-    assert!(m.q("[data-link='zk-b1'] .cut-mark").is_some(), "a cut mark is drawn on the link");
+    let l = view.links.iter().find(|l| l.a == NodeId::Zk(2) && l.b == NodeId::Broker(1)).unwrap();
+    assert!(!l.a_to_b && !l.b_to_a, "the core has the b1–zk2 link cut both ways");
+    assert_eq!(link_state(&m, "zk2-b1"), "cut", "the drawing shows the link cut");
+    assert!(m.q("[data-link='zk2-b1'] .cut-mark").is_some(), "a cut mark is drawn on the link");
     // Only that link: the stroke was short and crossed nothing else.
     assert_eq!(m.all("[data-state=cut]").len(), 1);
     assert_eq!(current_step(), Some(1), "the cut is step 1");
@@ -145,7 +153,7 @@ async fn dragging_across_a_link_cuts_it_in_the_core_and_the_drawing_and_enter_he
     assert!(first_line.contains("cut"), "the log's step 1 shows the cut: {first_line}");
 
     // Keyboard route: focus the cut link and press Enter to heal it.
-    let hit = m.q("[data-testid='link-zk-b1']").unwrap();
+    let hit = m.q("[data-testid='link-zk2-b1']").unwrap();
     assert!(hit.get_attribute("aria-label").unwrap().contains("heal"), "the link's name says Enter heals it");
     let init = KeyboardEventInit::new();
     init.set_key("Enter");
@@ -153,14 +161,14 @@ async fn dragging_across_a_link_cuts_it_in_the_core_and_the_drawing_and_enter_he
     hit.dispatch_event(&KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap()).unwrap();
     sleep(60).await;
     let view = current_view().unwrap();
-    let l = view.links.iter().find(|l| l.a == NodeId::ZK && l.b == NodeId::Broker(1)).unwrap();
+    let l = view.links.iter().find(|l| l.a == NodeId::Zk(2) && l.b == NodeId::Broker(1)).unwrap();
     assert!(l.a_to_b && l.b_to_a, "Enter healed the link in the core");
-    assert_eq!(link_state(&m, "zk-b1"), "up");
+    assert_eq!(link_state(&m, "zk2-b1"), "up");
 
     // Undo restores the timeline from before the heal: cut again.
     m.click("[data-testid=undo]");
     sleep(60).await;
-    assert_eq!(link_state(&m, "zk-b1"), "cut");
+    assert_eq!(link_state(&m, "zk2-b1"), "cut");
 }
 
 fn rendered_leaders(m: &Mounted) -> Vec<(String, i32)> {
