@@ -461,12 +461,7 @@ impl ZkServerNode {
                     ),
                 );
                 if let NodeId::Broker(b) = from {
-                    let partition = ops.iter().find_map(|o| match o {
-                        MultiOp::SetData { path, .. } | MultiOp::Create { path, .. } => {
-                            TopicPartition::from_state_path(path)
-                        }
-                        _ => None,
-                    });
+                    let partition = op.state_writes().into_iter().next();
                     out.mark(Mark::WriteRefused { from: b, expected_epoch_version: *version, partition });
                 }
             }
