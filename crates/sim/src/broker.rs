@@ -237,12 +237,8 @@ impl Broker {
         let session =
             if matches!(self.zk.state, ConnState::Expired | ConnState::Connecting) { None } else { self.zk.session };
         out.send(to, Payload::ZkConnect { session, timeout_ms: cfg.session_timeout_ms });
-        // The connect attempt's own timeout: connectTimeout = sessionTimeout / number of servers
-        // (3.4.10 `ClientCnxn.java:396`); a later one moves on.
-        out.timer(
-            cfg.session_timeout_ms / self.zk.servers.len() as u64,
-            Timer::ZkReadTimeout { gen: self.zk.conn_gen },
-        );
+        // The connect attempt's own timeout (`Config::connect_timeout_ms`); a later one moves on.
+        out.timer(cfg.connect_timeout_ms(self.zk.servers.len()), Timer::ZkReadTimeout { gen: self.zk.conn_gen });
     }
 
     /// The read timeout passed without an answer.

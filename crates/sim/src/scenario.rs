@@ -347,6 +347,12 @@ impl Config {
         self.session_timeout_ms * 2 / 3
     }
 
+    /// A ZooKeeper client's connect attempt timeout: the session timeout over the number of servers
+    /// in its connection string, `servers` (3.4.10 `ClientCnxn.java:396`).
+    pub fn connect_timeout_ms(&self, servers: usize) -> u64 {
+        self.session_timeout_ms / servers.max(1) as u64
+    }
+
     /// The `__consumer_offsets` partition each configured consumer's group maps to
     /// ([`crate::consumer::coordinator_partition`]), without repeats, in consumer order.
     pub fn group_partitions(&self) -> Vec<TopicPartition> {

@@ -615,12 +615,11 @@ impl World {
                         self.with_broker(b, &mut log, |br, _, out| br.maybe_propagate_isr_changes(out));
                     }
                     t => {
-                        // While connecting, the same timer is the attempt's connect timeout
-                        // (sessionTimeout / number of servers, 3.4.10 `ClientCnxn.java:396`).
+                        // While connecting, the same timer is the attempt's connect timeout.
                         log.line = if br.zk.state != crate::zk_client::ConnState::Connected {
                             format!(
                                 "{node}: ZooKeeper connect timeout ({} ms)",
-                                self.cfg.session_timeout_ms / self.cfg.zk.servers.len().max(1) as u64
+                                self.cfg.connect_timeout_ms(br.zk.servers.len())
                             )
                         } else {
                             format!("{node}: ZooKeeper read timeout ({} ms)", self.cfg.read_timeout_ms())
