@@ -212,34 +212,38 @@ fn deleting_controller_is_refused_clearly_when_there_is_none_and_in_kraft() {
     assert!(w.zk().expect("ZooKeeper").get("/controller").is_some());
 }
 
+/// A built-in run to its end under `mode`, for the side-by-side verdict: its events, the final
+/// leader of `__consumer_offsets-3`, and the behaviour.
+struct Run(Vec<splitbrain_sim::Event>, i32, splitbrain_sim::Behaviour);
+
+impl Run {
+    fn of(name: &str, mode: Mode) -> Run {
+        let s = builtin(name).unwrap();
+        let mut w = World::with_mode(&s, s.seed, mode).unwrap();
+        let events = run_to_end(&mut w);
+        let p = w.partition_views().into_iter().find(|p| p.topic == "__consumer_offsets" && p.partition == 3).unwrap();
+        Run(events, p.leader, mode.behaviour())
+    }
+
+    fn side(&self) -> splitbrain_sim::compare::Side<'_> {
+        splitbrain_sim::compare::Side { events: &self.0, leader: self.1, behaviour: self.2 }
+    }
+}
+
 /// The side-by-side verdict credits a fix only when it acted on the partition: in `zkclient-retry`
 /// kraft has no ZooKeeper to write to, while in fenced (2.1.0) p3 stays led because 2.1's faster
 /// failover wrote it before the cut: a timing shift, not the fence. (In `seed-incident` the fence
 /// itself refuses p3: see `the_fence_itself_keeps_p3_led_in_the_seed_incident`.)
 #[test]
 fn the_side_by_side_verdict_credits_a_fix_only_when_it_acted() {
-    use splitbrain_sim::compare::{verdict, FixAct, Side, Verdict};
-    let s = builtin("zkclient-retry").unwrap();
-    let run_mode = |mode: Mode| {
-        let mut w = World::with_mode(&s, s.seed, mode).unwrap();
-        let events = run_to_end(&mut w);
-        let leader = w
-            .partition_views()
-            .into_iter()
-            .find(|p| p.topic == "__consumer_offsets" && p.partition == 3)
-            .unwrap()
-            .leader;
-        (events, leader, mode.behaviour())
-    };
-    fn side(r: &(Vec<splitbrain_sim::Event>, i32, splitbrain_sim::Behaviour)) -> Side<'_> {
-        Side { events: &r.0, leader: r.1, behaviour: r.2 }
-    }
+    use splitbrain_sim::compare::{verdict, FixAct, Verdict};
+    let run_mode = |mode| Run::of("zkclient-retry", mode);
     let legacy = run_mode(Mode::Legacy);
     assert_eq!(legacy.1, -1);
     let kraft = run_mode(Mode::Kraft);
-    assert_eq!(verdict(&offsets(3), side(&legacy), side(&kraft)), Verdict::Fix(FixAct::NoZooKeeper));
+    assert_eq!(verdict(&offsets(3), legacy.side(), kraft.side()), Verdict::Fix(FixAct::NoZooKeeper));
     let fenced = run_mode(Mode::Fenced);
-    let v = verdict(&offsets(3), side(&legacy), side(&fenced));
+    let v = verdict(&offsets(3), legacy.side(), fenced.side());
     let refused_p3 =
         first_mark(&fenced.0, |m| matches!(m, Mark::WriteRefused { partition: Some(p), .. } if *p == offsets(3)));
     assert_eq!(v == Verdict::Fix(FixAct::Fenced { from: 1 }), refused_p3.is_some(), "{v:?}");
@@ -312,17 +316,8 @@ fn a_create_lost_with_its_session_makes_one_oh_delete_another_brokers_controller
 /// controller moved without a session expiry, so 1.1's fix does not apply and p3 ends at -1.
 #[test]
 fn the_fence_itself_keeps_p3_led_in_the_seed_incident() {
-    use splitbrain_sim::compare::{verdict, FixAct, Side, Verdict};
-    let s = builtin("seed-incident").unwrap();
-    let run_mode = |mode: Mode| {
-        let mut w = World::with_mode(&s, s.seed, mode).unwrap();
-        let events = run_to_end(&mut w);
-        let p = w.partition_views().into_iter().find(|p| p.topic == "__consumer_offsets" && p.partition == 3).unwrap();
-        (events, p.leader, mode.behaviour())
-    };
-    fn side(r: &(Vec<splitbrain_sim::Event>, i32, splitbrain_sim::Behaviour)) -> Side<'_> {
-        Side { events: &r.0, leader: r.1, behaviour: r.2 }
-    }
+    use splitbrain_sim::compare::{verdict, FixAct, Verdict};
+    let run_mode = |mode| Run::of("seed-incident", mode);
     let legacy = run_mode(Mode::Legacy);
     let fenced = run_mode(Mode::Fenced);
     assert_eq!(legacy.1, -1);
@@ -336,7 +331,7 @@ fn the_fence_itself_keeps_p3_led_in_the_seed_incident() {
     let b2 = mark_index(&fenced.0, 0, |m| matches!(m, Mark::ControllerElected { broker: 2, .. })).unwrap();
     assert!(b2 < refused, "refused because broker 2 had moved /controller_epoch on");
     assert!(first_mark(&fenced.0, |m| matches!(m, Mark::DeposedWriteAccepted { .. })).is_none());
-    assert_eq!(verdict(&offsets(3), side(&legacy), side(&fenced)), Verdict::Fix(FixAct::Fenced { from: 1 }));
+    assert_eq!(verdict(&offsets(3), legacy.side(), fenced.side()), Verdict::Fix(FixAct::Fenced { from: 1 }));
     let k11 = run_mode(Mode::Kafka11);
     assert_eq!(k11.1, -1, "1.1: the controller moved without an expiry");
     assert!(
@@ -344,7 +339,7 @@ fn the_fence_itself_keeps_p3_led_in_the_seed_incident() {
             || mark_index(&k11.0, 0, |m| matches!(m, Mark::SessionExpired { owner: NodeId::Broker(1), .. }))
                 > mark_index(&k11.0, 0, |m| matches!(m, Mark::DeposedWriteAccepted { .. }))
     );
-    assert_eq!(verdict(&offsets(3), side(&legacy), side(&k11)), Verdict::Same);
+    assert_eq!(verdict(&offsets(3), legacy.side(), k11.side()), Verdict::Same);
     let kraft = run_mode(Mode::Kraft);
-    assert_eq!(verdict(&offsets(3), side(&legacy), side(&kraft)), Verdict::Fix(FixAct::NoZooKeeper));
+    assert_eq!(verdict(&offsets(3), legacy.side(), kraft.side()), Verdict::Fix(FixAct::NoZooKeeper));
 }
