@@ -170,6 +170,13 @@ impl World {
         Ok(())
     }
 
+    /// Replaces the PRNG state with a fresh generator for `seed`; nothing else changes (not even
+    /// [`World::seed`], a label): the same world, with other jitter from here on. The point of no
+    /// return's continuations ([`crate::explore::no_return`]) are made with it.
+    pub fn reseed(&mut self, seed: u64) {
+        self.rng = Rng::new(seed);
+    }
+
     /// Moves the end of the run.
     pub fn set_end(&mut self, end_ms: u64) {
         Rc::make_mut(&mut self.cfg).end_ms = end_ms;
