@@ -5,9 +5,11 @@
 mod build;
 mod control_plane;
 mod faults;
+mod state_hash;
 mod step_log;
 
 pub use control_plane::ControlPlane;
+pub use state_hash::Fnv;
 use step_log::StepLog;
 
 use crate::alerts::{self, Alert};
