@@ -371,7 +371,10 @@ fn cmd_explore(args: &[String]) -> Result<(), Fail> {
     let found = ex.found().cloned();
     // The determinism check: the shrunk counterexample, replayed twice, gives one trace hash.
     let det = match &found {
-        Some(c) => Some(check_determinism(&c.scenario, opts.mode).map_err(|e| Fail(format!("replaying the counterexample: {e}")))?),
+        Some(c) => Some(
+            check_determinism(&c.scenario, opts.mode)
+                .map_err(|e| Fail(format!("replaying the counterexample: {e}")))?,
+        ),
         None => None,
     };
     if let (Some(c), Some(path)) = (&found, &out_file) {

@@ -40,9 +40,14 @@ pub struct Facts {
     /// controller starting its elections, a deposed writer, the leader it wrote, an expired
     /// session's owner).
     pub hot: Vec<(u64, BrokerId)>,
-    /// The first few deposed writes: when, by whom, and the leader each wrote (the broker whose
-    /// death makes the active controller's ISR removal write leader -1).
+    /// The first few deposed writes that left an ISR of two or more: when, by whom, and the
+    /// leader each wrote (the broker whose death makes the active controller's ISR removal
+    /// write leader -1, one per leader).
     pub deposed: Vec<(u64, BrokerId, BrokerId)>,
+    /// ISR members left behind by an ISR removal that wrote leader -1 (1.0 keeps the last member
+    /// in the ISR): when, and which broker. If that broker comes back, the partition is at
+    /// leader -1 with a live ISR member, and a bare broker startup elects nothing.
+    pub stranded: Vec<(u64, BrokerId)>,
     /// Steps the run took.
     pub steps: u64,
     /// The controller whose first election decision of its term was already seen (so each term
@@ -65,16 +70,25 @@ impl Facts {
                     self.last_selecting = Some(*controller);
                     self.hot(e.time_ms, *controller);
                 }
-                Mark::DeposedWriteAccepted { from, leader, .. } => {
+                Mark::DeposedWriteAccepted { from, leader, isr, .. } => {
                     if self.deposed_writes == 0 {
                         self.hot(e.time_ms, *from);
                     }
                     self.deposed_writes += 1;
-                    if self.deposed.len() < 4 && !self.deposed.iter().any(|d| d.2 == *leader) {
+                    // Only a write that leaves another ISR member can end at leader -1 with a live
+                    // ISR member once its leader dies.
+                    if isr.len() >= 2 && self.deposed.len() < 4 && !self.deposed.iter().any(|d| d.2 == *leader) {
                         self.deposed.push((e.time_ms, *from, *leader));
                     }
                 }
-                Mark::IsrReplicaRemoved { leader, .. } if *leader < 0 => self.transient_minus_one = true,
+                Mark::IsrReplicaRemoved { leader, isr, .. } if *leader < 0 => {
+                    self.transient_minus_one = true;
+                    for b in isr {
+                        if self.stranded.len() < 4 && !self.stranded.iter().any(|s| s.1 == *b) {
+                            self.stranded.push((e.time_ms, *b));
+                        }
+                    }
+                }
                 Mark::ControllerMoveTriggered { broker, .. } => {
                     self.moves_triggered += 1;
                     self.hot(e.time_ms, *broker);
@@ -114,7 +128,10 @@ impl Facts {
         let mut s = self.elections.min(3) + 3 * self.moves_triggered.min(2);
         s += 2 * self.two_controllers as u32 + self.cache_divergence as u32 + 2 * self.transient_minus_one as u32;
         if self.deposed_writes > 0 {
-            s += 40 + self.deposed_writes.min(10);
+            s += 8;
+        }
+        if !self.deposed.is_empty() {
+            s += 32 + 4 * self.deposed.len() as u32;
             // …and the deposed write left the active controller's cache disagreeing at the end.
             s += 10 * self.divergence_at_end as u32;
         }

@@ -72,6 +72,10 @@ impl Corpus {
         if score == 0 || o.schedule.is_empty() || self.entries.iter().any(|e| e.schedule == o.schedule) {
             return;
         }
+        // Diversity: at most two entries per score, so one lineage of near-copies cannot fill it.
+        if self.entries.iter().filter(|e| e.score == score).count() >= 2 {
+            return;
+        }
         if self.entries.len() == CORPUS {
             if self.entries.last().is_some_and(|w| w.score >= score) {
                 return;
@@ -125,7 +129,8 @@ fn mutate(schedule: &[ScriptEntry], facts: &Facts, rng: &mut Rng, p: &Palette) -
         let len = s.len() as u64;
         // A parent whose run let a deposed controller's write land: end the leader it wrote (the
         // active controller's ISR removal then reads that leader from ZooKeeper and writes -1).
-        if !facts.deposed.is_empty() && s.len() < p.max_faults && rng.up_to(1) == 0 {
+        if !facts.deposed.is_empty() && rng.up_to(1) == 0 {
+            make_room(&mut s, rng, p);
             let (t, _, leader) = facts.deposed[rng.up_to(facts.deposed.len() as u64 - 1) as usize];
             let victim = if leader < 0 || rng.up_to(3) == 0 {
                 p.brokers[rng.up_to(p.brokers.len() as u64 - 1) as usize]
@@ -140,6 +145,19 @@ fn mutate(schedule: &[ScriptEntry], facts: &Facts, rng: &mut Rng, p: &Palette) -
             let reach = [50, 2_000, 10_000][rng.up_to(2) as usize];
             let at = t + rng.up_to(reach);
             s.push(ScriptEntry { at_ms: at, command });
+            continue;
+        }
+        // A parent whose run wrote leader -1 over a dead ISR member: bring that member back.
+        if !facts.stranded.is_empty() && rng.up_to(2) == 0 {
+            make_room(&mut s, rng, p);
+            let (t, b) = facts.stranded[rng.up_to(facts.stranded.len() as u64 - 1) as usize];
+            let node = NodeId::Broker(b);
+            let command = match rng.up_to(1) {
+                0 => Command::Heal { a: node, b: NodeId::ZK, dir: Direction::Both },
+                _ => Command::Restart { node },
+            };
+            let reach = [50, 2_000, 10_000][rng.up_to(2) as usize];
+            s.push(ScriptEntry { at_ms: t + rng.up_to(reach), command });
             continue;
         }
         match rng.up_to(9) {
@@ -182,6 +200,13 @@ fn mutate(schedule: &[ScriptEntry], facts: &Facts, rng: &mut Rng, p: &Palette) -
     }
     s.sort_by_key(|e| e.at_ms);
     s
+}
+
+/// Drops a random fault when the schedule is full (a finishing fault matters more).
+fn make_room(s: &mut Vec<ScriptEntry>, rng: &mut Rng, p: &Palette) {
+    while s.len() >= p.max_faults.max(1) {
+        s.remove(rng.up_to(s.len() as u64 - 1) as usize);
+    }
 }
 
 /// A fault aimed at broker `b` (two times in three), else any fault of the alphabet.

@@ -193,7 +193,8 @@ impl Shard {
         if self.count == 1 {
             return seed ^ 0xE7;
         }
-        let mut r = Rng::new(seed ^ ((self.count as u64) << 32 | self.index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let mut r =
+            Rng::new(seed ^ ((self.count as u64) << 32 | self.index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
         r.next_u64()
     }
 }
@@ -297,7 +298,8 @@ impl Explorer {
                 };
                 self.tried += 1;
                 if violates(&self.base, &schedule, &self.opts).is_some() {
-                    let seq = |c: &[Vec<ScriptEntry>]| c.iter().position(|s| violates(&self.base, s, &self.opts).is_some());
+                    let seq =
+                        |c: &[Vec<ScriptEntry>]| c.iter().position(|s| violates(&self.base, s, &self.opts).is_some());
                     let small = shrink_with(&schedule, &seq);
                     self.found = Some(self.counterexample(schedule.len(), small));
                 }
@@ -526,7 +528,14 @@ fn swarm_run(base: &Scenario, opts: &Options, seed: u64) -> (Vec<ScriptEntry>, F
     (out, facts)
 }
 
-fn pick(rng: &mut Rng, opts: &Options, w: &World, focus: NodeId, brokers: &[NodeId], kinds: [bool; 4]) -> Option<Command> {
+fn pick(
+    rng: &mut Rng,
+    opts: &Options,
+    w: &World,
+    focus: NodeId,
+    brokers: &[NodeId],
+    kinds: [bool; 4],
+) -> Option<Command> {
     let cut = w.cut_links();
     let down: Vec<NodeId> =
         brokers.iter().copied().filter(|b| w.broker(b.broker().unwrap_or(-1)).is_some_and(|x| !x.alive)).collect();

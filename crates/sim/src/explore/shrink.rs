@@ -15,9 +15,7 @@ pub type FirstViolating<'a> = dyn Fn(&[Vec<ScriptEntry>]) -> Option<usize> + 'a;
 
 /// ddmin over the schedule's faults, judging one candidate at a time.
 pub fn shrink(base: &Scenario, schedule: &[ScriptEntry], opts: &Options) -> Vec<ScriptEntry> {
-    shrink_with(schedule, &|cands: &[Vec<ScriptEntry>]| {
-        cands.iter().position(|s| violates(base, s, opts).is_some())
-    })
+    shrink_with(schedule, &|cands: &[Vec<ScriptEntry>]| cands.iter().position(|s| violates(base, s, opts).is_some()))
 }
 
 /// ddmin over the schedule's faults, judging each round's complements with `first_violating`.
