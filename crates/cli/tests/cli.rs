@@ -298,7 +298,7 @@ fn explore_does_not_depend_on_the_thread_count() {
 /// A shard's search is deterministic (that shards draw different candidates is tested in the
 /// core: `tests/explore.rs`).
 #[test]
-fn explore_shards_are_deterministic_and_differ() {
+fn explore_shards_are_deterministic() {
     let run = |sh: &str| {
         explore_result(&[
             "explore",
