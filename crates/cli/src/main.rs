@@ -19,7 +19,8 @@ const USAGE: &str = "usage:
   splitbrain coordinator <group> [--partitions N]
   splitbrain explore [--mode legacy|1.1|fenced|kraft] [--seed N] [--budget-schedules K | --budget-ms T]
                      [--property leader-minus-one|two-controllers] [--exhaustive] [--max-faults F] [--operator]
-                     [--scenario NAME|FILE] [--out FILE] [--json]";
+                     [--scenario NAME|FILE] [--out FILE] [--json]
+                     [--threads N] [--shard i/n]";
 
 struct Fail(String);
 
@@ -267,11 +268,13 @@ fn cmd_coordinator(args: &[String]) -> Result<(), Fail> {
 }
 
 fn cmd_explore(args: &[String]) -> Result<(), Fail> {
-    use splitbrain_sim::explore::{Explorer, Options, Property};
+    use splitbrain_sim::explore::{check_determinism, Explorer, Options, Property, Shard, BATCH};
+    use splitbrain_sim::scenario::ScriptEntry;
     use std::io::IsTerminal;
     let mut opts = Options::default();
     let mut budget_schedules: Option<u64> = None;
     let mut budget_ms: Option<u64> = None;
+    let mut threads: Option<usize> = None;
     let mut json = false;
     let mut base = "seed-incident".to_string();
     let mut out_file: Option<String> = None;
@@ -287,6 +290,14 @@ fn cmd_explore(args: &[String]) -> Result<(), Fail> {
             "--max-faults" => opts.max_faults = number("--max-faults", args.get(i + 1))?,
             "--scenario" => base = val(i)?.clone(),
             "--out" => out_file = Some(val(i)?.clone()),
+            "--shard" => opts.shard = Shard::parse(val(i)?).map_err(Fail)?,
+            "--threads" => {
+                let n: usize = number("--threads", args.get(i + 1))?;
+                if n == 0 || n > 1024 {
+                    return Err(Fail(format!("--threads must be between 1 and 1024, got {n}")));
+                }
+                threads = Some(n);
+            }
             "--exhaustive" => {
                 opts.exhaustive = true;
                 i += 1;
@@ -313,17 +324,41 @@ fn cmd_explore(args: &[String]) -> Result<(), Fail> {
         return Err(Fail("--max-faults must be between 1 and 50".into()));
     }
     let scenario = load(&base)?;
+    let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Fail(format!("cannot start {threads} threads: {e}")))?;
     let budget = budget_schedules.unwrap_or(if budget_ms.is_some() { u64::MAX } else { 2000 });
     let deadline = budget_ms.map(|ms| std::time::Instant::now() + std::time::Duration::from_millis(ms));
     let started = std::time::Instant::now();
     let mut ex = Explorer::new(scenario, opts.clone());
+    let (judge_base, judge_opts) = (ex.base().clone(), ex.options().clone());
+    // The shrinker's rounds, judged in parallel: every complement is run, the first (in order)
+    // that still violates is kept — the same answer as a sequential ddmin.
+    let judge = |cands: &[Vec<ScriptEntry>]| -> Option<usize> {
+        let verdicts: Vec<bool> = pool.install(|| {
+            use rayon::prelude::*;
+            cands.par_iter().map(|s| splitbrain_sim::explore::violates(&judge_base, s, &judge_opts).is_some()).collect()
+        });
+        verdicts.iter().position(|v| *v)
+    };
     let tty = std::io::stderr().is_terminal() && !json;
     while ex.tried() < budget && ex.found().is_none() && !ex.exhausted() {
         if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
             break;
         }
-        ex.run(1);
-        if tty && (ex.tried() % 10 == 0 || ex.found().is_some()) {
+        if opts.exhaustive {
+            ex.run(1);
+        } else {
+            let batch = ex.next_batch((budget - ex.tried()).min(BATCH as u64) as usize);
+            let outcomes = pool.install(|| {
+                use rayon::prelude::*;
+                batch.par_iter().map(|c| ex.evaluate(c)).collect::<Vec<_>>()
+            });
+            ex.absorb_with(outcomes, &judge);
+        }
+        if tty && (ex.tried() % 10 == 0 || !opts.exhaustive || ex.found().is_some()) {
             let frac = if budget == u64::MAX { 0.0 } else { ex.tried() as f64 / budget as f64 };
             let bar: String = (0..30).map(|k| if (k as f64) < frac * 30.0 { '#' } else { '.' }).collect();
             eprint!("\r[{bar}] {} schedules, {:.1} s", ex.tried(), started.elapsed().as_secs_f64());
@@ -334,54 +369,80 @@ fn cmd_explore(args: &[String]) -> Result<(), Fail> {
     }
     let secs = started.elapsed().as_secs_f64();
     let found = ex.found().cloned();
+    // The determinism check: the shrunk counterexample, replayed twice, gives one trace hash.
+    let det = match &found {
+        Some(c) => Some(
+            check_determinism(&c.scenario, opts.mode)
+                .map_err(|e| Fail(format!("replaying the counterexample: {e}")))?,
+        ),
+        None => None,
+    };
     if let (Some(c), Some(path)) = (&found, &out_file) {
         std::fs::write(path, c.scenario.to_json()).map_err(|e| Fail(format!("cannot write {path}: {e}")))?;
     }
+    let shard = format!("{}/{}", opts.shard.index, opts.shard.count);
     if json {
         let violation = found.as_ref().map(|c| {
+            let d = det.expect("checked with the find");
             serde_json::json!({
                 "property": c.property,
                 "schedule": c.schedule,
                 "steps": c.steps,
                 "faults": c.schedule.len(),
                 "original_faults": c.original_faults,
+                "trace_hash": format!("{:016x}", d.hash),
+                "deterministic": d.deterministic(),
                 "scenario": c.scenario,
             })
         });
         say!(
             "{}",
-            serde_json::json!({"result": {"violation": violation, "schedules": ex.tried(), "mode": opts.mode.name(), "seconds": secs}})
+            serde_json::json!({"result": {"violation": violation, "schedules": ex.tried(), "mode": opts.mode.name(), "seconds": secs, "threads": threads, "shard": shard}})
         );
-        return Ok(());
-    }
-    match found {
-        Some(c) => {
-            say!(
-                "violation of {} after {} schedules ({:.1} s, mode {}); shrunk from {} to {} faults, {} steps:",
-                c.property.name(),
+    } else {
+        match &found {
+            Some(c) => {
+                say!(
+                    "violation of {} after {} schedules ({:.2} s, mode {}, {} thread(s), shard {}); shrunk from {} to {} faults, {} steps:",
+                    c.property.name(),
+                    ex.tried(),
+                    secs,
+                    opts.mode.name(),
+                    threads,
+                    shard,
+                    c.original_faults,
+                    c.schedule.len(),
+                    c.steps
+                );
+                for e in &c.schedule {
+                    say!("  at {:>8} ms  {}", e.at_ms, e.command.describe());
+                }
+                let d = det.expect("checked with the find");
+                if d.deterministic() {
+                    say!("replayed twice: trace hash {:016x} both times ({} steps): deterministic", d.hash, d.steps);
+                }
+                match &out_file {
+                    Some(p) => say!("scenario written to {p} (splitbrain run {p})"),
+                    None => say!("(add --out FILE to save it as a scenario for `splitbrain run` and the playground)"),
+                }
+            }
+            None => say!(
+                "no violation of {} in {} schedules ({:.2} s, mode {}, {} thread(s), shard {}){}",
+                opts.property.name(),
                 ex.tried(),
                 secs,
                 opts.mode.name(),
-                c.original_faults,
-                c.schedule.len(),
-                c.steps
-            );
-            for e in &c.schedule {
-                say!("  at {:>8} ms  {}", e.at_ms, e.command.describe());
-            }
-            match out_file {
-                Some(p) => say!("scenario written to {p} (splitbrain run {p})"),
-                None => say!("(add --out FILE to save it as a scenario for `splitbrain run` and the playground)"),
-            }
+                threads,
+                shard,
+                if ex.exhausted() { "; the bounded space is exhausted" } else { "" }
+            ),
         }
-        None => say!(
-            "no violation of {} in {} schedules ({:.1} s, mode {}){}",
-            opts.property.name(),
-            ex.tried(),
-            secs,
-            opts.mode.name(),
-            if ex.exhausted() { "; the bounded space is exhausted" } else { "" }
-        ),
+    }
+    if let Some(d) = det.filter(|d| !d.deterministic()) {
+        return Err(Fail(format!(
+            "the counterexample is not deterministic: two replays gave trace hashes {:016x} and {:016x}",
+            d.hash, d.second
+        )));
     }
     Ok(())
 }

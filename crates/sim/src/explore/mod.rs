@@ -17,6 +17,16 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
+mod determinism;
+mod facts;
+mod guided;
+mod shrink;
+
+pub use determinism::{check as check_determinism, trace_hash, Determinism};
+pub use facts::Facts;
+pub use guided::{Candidate, CandidateKind, Outcome, BATCH};
+pub use shrink::{is_one_minimal, shrink, shrink_with, FirstViolating};
+
 /// What the explorer looks for.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -66,6 +76,8 @@ pub struct Options {
     /// Also inject an operator's delete of `/controller`: the one way left to move a 1.1
     /// controller without its session expiring.
     pub operator: bool,
+    /// Which part of a sharded campaign this search explores (its own random stream).
+    pub shard: Shard,
 }
 
 impl Default for Options {
@@ -78,6 +90,7 @@ impl Default for Options {
             exhaustive: false,
             settle_ms: 30_000,
             operator: false,
+            shard: Shard::default(),
         }
     }
 }
@@ -149,46 +162,68 @@ fn alphabet(base: &Scenario, operator: bool) -> Vec<Command> {
     v
 }
 
-/// ddmin over the schedule's entries, then drop entries one by one while the violation holds.
-pub fn shrink(base: &Scenario, schedule: &[ScriptEntry], opts: &Options) -> Vec<ScriptEntry> {
-    let mut cur: Vec<ScriptEntry> = schedule.to_vec();
-    let mut n = 2usize;
-    while cur.len() >= 2 {
-        let chunk = cur.len().div_ceil(n);
-        let mut reduced = false;
-        let mut start = 0;
-        while start < cur.len() {
-            let end = (start + chunk).min(cur.len());
-            let complement: Vec<ScriptEntry> = cur[..start].iter().chain(&cur[end..]).cloned().collect();
-            if !complement.is_empty() && violates(base, &complement, opts).is_some() {
-                cur = complement;
-                n = (n - 1).max(2);
-                reduced = true;
-                break;
-            }
-            start = end;
-        }
-        if !reduced {
-            if n >= cur.len() {
-                break;
-            }
-            n = (n * 2).min(cur.len());
-        }
+/// Shard `index` of `count`: a disjoint, deterministic part of a search campaign.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Shard {
+    /// This shard, `0..count`.
+    pub index: u32,
+    /// How many shards the campaign has (≥ 1).
+    pub count: u32,
+}
+
+impl Default for Shard {
+    fn default() -> Self {
+        Shard { index: 0, count: 1 }
     }
-    cur
+}
+
+impl Shard {
+    /// Parses `i/n` (`0 ≤ i < n`).
+    pub fn parse(s: &str) -> Result<Shard, String> {
+        let bad = || format!("--shard expects i/n with 0 <= i < n and n >= 1, got '{s}'");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count) = (i.trim().parse::<u32>().map_err(|_| bad())?, n.trim().parse::<u32>().map_err(|_| bad())?);
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// The seed of this shard's random stream: shard 0 of 1 is the search seed's own stream;
+    /// every other (index, count) pair is mixed into a stream of its own.
+    fn stream(self, seed: u64) -> u64 {
+        if self.count == 1 {
+            return seed ^ 0xE7;
+        }
+        let mut r =
+            Rng::new(seed ^ ((self.count as u64) << 32 | self.index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        r.next_u64()
+    }
 }
 
 /// A search in progress.
+///
+/// The random search runs in batches: [`Explorer::next_batch`] draws a batch of candidates from
+/// the corpus and the search's random stream, [`Explorer::evaluate`] runs one candidate (a pure
+/// function of it: any thread), and [`Explorer::absorb`] takes the outcomes back in index order,
+/// updates the corpus and stops at the first violation (then shrinks it). [`Explorer::run`] does
+/// the same one candidate at a time, so a browser can yield between slices: the result and the
+/// count of schedules tried do not depend on how the work was split.
 pub struct Explorer {
     base: Scenario,
     opts: Options,
     rng: Rng,
     alphabet: Vec<Command>,
+    brokers: Vec<crate::ids::BrokerId>,
     tried: u64,
     next_index: u64,
     found: Option<Counterexample>,
     exhausted: bool,
     moves_triggered: u64,
+    corpus: guided::Corpus,
+    /// The batch `run` is working through, and the outcomes it has so far.
+    pending: Vec<Candidate>,
+    done: Vec<Outcome>,
 }
 
 /// Times (ms) the exhaustive search places faults at: a coarse grid that still lets a cut land
@@ -200,23 +235,38 @@ impl Explorer {
     pub fn new(mut base: Scenario, opts: Options) -> Self {
         base.pin_zookeeper();
         let alphabet = alphabet(&base, opts.operator);
-        let rng = Rng::new(opts.seed ^ 0xE7);
+        let rng = Rng::new(opts.shard.stream(opts.seed));
+        let brokers = base.cluster.brokers.clone();
         Explorer {
             base,
             opts,
             rng,
             alphabet,
+            brokers,
             tried: 0,
             next_index: 0,
             found: None,
             exhausted: false,
             moves_triggered: 0,
+            corpus: guided::Corpus::default(),
+            pending: Vec::new(),
+            done: Vec::new(),
         }
+    }
+
+    /// The cluster searched (ZooKeeper pinned as the search runs it).
+    pub fn base(&self) -> &Scenario {
+        &self.base
+    }
+
+    /// The settings.
+    pub fn options(&self) -> &Options {
+        &self.opts
     }
 
     /// Schedules tried so far.
     pub fn tried(&self) -> u64 {
-        self.tried
+        self.tried + self.done.len() as u64
     }
 
     /// The counterexample, once found.
@@ -238,151 +288,119 @@ impl Explorer {
 
     /// Tries up to `n` more schedules; stops at the first violation (then shrunk) or when an
     /// exhaustive search is done.
-    /// Tries up to `n` more schedules; stops early (and shrinks) at the first violation.
     pub fn run(&mut self, n: u64) -> Option<&Counterexample> {
         for _ in 0..n {
             if self.found.is_some() || self.exhausted {
                 break;
             }
-            let (schedule, online_bad) = if self.opts.exhaustive {
-                match self.next_exhaustive() {
-                    Some(s) => (s, true),
-                    None => {
-                        self.exhausted = true;
-                        break;
-                    }
+            if self.opts.exhaustive {
+                let Some(schedule) = self.next_exhaustive() else {
+                    self.exhausted = true;
+                    break;
+                };
+                self.tried += 1;
+                if violates(&self.base, &schedule, &self.opts).is_some() {
+                    let seq =
+                        |c: &[Vec<ScriptEntry>]| c.iter().position(|s| violates(&self.base, s, &self.opts).is_some());
+                    let small = shrink_with(&schedule, &seq);
+                    self.found = Some(self.counterexample(schedule.len(), small));
                 }
-            } else {
-                self.random_run()
-            };
-            self.tried += 1;
-            // A random candidate is replayed only if its own run went wrong; the replay decides.
-            if online_bad && violates(&self.base, &schedule, &self.opts).is_some() {
-                let small = shrink(&self.base, &schedule, &self.opts);
-                let steps = violates(&self.base, &small, &self.opts).unwrap_or(0);
-                self.found = Some(Counterexample {
-                    property: self.opts.property,
-                    original_faults: schedule.len(),
-                    scenario: {
-                        let mut s = with_schedule(&self.base, &small, self.opts.settle_ms);
-                        s.name = format!("counterexample-{}", self.opts.property.name());
-                        s.description = format!(
-                            "Found by `splitbrain explore --mode {} --seed {}` after {} schedules; shrunk from {} to {} faults.",
-                            self.opts.mode.name(),
-                            self.opts.seed,
-                            self.tried,
-                            schedule.len(),
-                            small.len()
-                        );
-                        s.seed = self.opts.seed;
-                        // The file runs in the mode it was found in (`run` and the playground).
-                        s.mode = Some(self.opts.mode);
-                        s
-                    },
-                    schedule: small,
-                    steps,
-                });
+                continue;
+            }
+            if self.pending.is_empty() {
+                self.pending = self.next_batch(BATCH);
+            }
+            let o = self.evaluate(&self.pending[self.done.len()]);
+            let violated = o.facts.violated;
+            self.done.push(o);
+            if violated || self.done.len() == self.pending.len() {
+                self.pending.clear();
+                let outcomes = core::mem::take(&mut self.done);
+                self.absorb(outcomes);
             }
         }
         self.found.as_ref()
     }
 
-    /// Swarm testing (Groce et al.) driven by the run itself, like FoundationDB's buggify or a
-    /// Jepsen nemesis: a world runs the base cluster, and faults are injected near what is
-    /// happening (mostly at the broker that just acted), or at a random later time when the
-    /// cluster is quiet. The injected faults are recorded with their times; that timed schedule is
-    /// the candidate, judged by an ordinary replay.
-    /// One online run: the schedule it injected, and whether that run itself violated the
-    /// property (so only violating candidates pay for a replay).
-    fn random_run(&mut self) -> (Vec<ScriptEntry>, bool) {
-        let k = 2 + self.rng.up_to(self.opts.max_faults.saturating_sub(2) as u64) as usize;
-        // Swarm: this schedule uses a random subset of fault kinds.
-        let kinds = [self.rng.up_to(3) != 0, self.rng.up_to(3) != 0, self.rng.up_to(2) == 0, self.rng.up_to(2) == 0];
-        let per_step = 8 + self.rng.up_to(40);
-        let mut s = self.base.clone();
-        s.script.clear();
-        s.end_ms = Some(u64::MAX / 4);
-        let Ok(mut w) = World::with_mode(&s, self.opts.seed, self.opts.mode) else { return (Vec::new(), false) };
-        let brokers: Vec<NodeId> = self.base.cluster.brokers.iter().map(|b| NodeId::Broker(*b)).collect();
-        let mut out: Vec<ScriptEntry> = Vec::new();
-        let mut steps = 0u32;
-        let mut moved = false;
-        let mut note = |e: &crate::Event| {
-            moved |= e.marks.iter().any(|m| matches!(m, crate::Mark::ControllerMoveTriggered { .. }));
+    /// The next batch of up to `limit` (at most [`BATCH`]) candidates of the random search. It
+    /// depends only on what was absorbed before, not on how earlier batches were evaluated.
+    pub fn next_batch(&mut self, limit: usize) -> Vec<Candidate> {
+        let palette = guided::Palette {
+            alphabet: &self.alphabet,
+            brokers: &self.brokers,
+            max_faults: self.opts.max_faults,
+            operator: self.opts.operator,
         };
-        while out.len() < k && steps < 20_000 {
-            let quiet = w.next_time().map(|t| t > w.now() + 1_000).unwrap_or(true);
-            let act = if quiet { true } else { self.rng.up_to(per_step) == 0 };
-            if act {
-                let at = if quiet { w.now() + 500 + 100 * self.rng.up_to(100) } else { w.now() + 1 };
-                let focus = match w.last_node() {
-                    Some(NodeId::Broker(b)) if self.rng.up_to(3) != 0 => NodeId::Broker(b),
-                    _ => brokers[self.rng.up_to(brokers.len() as u64 - 1) as usize],
-                };
-                if let Some(cmd) = self.pick(&w, focus, &brokers, kinds) {
-                    if w.schedule(at, cmd.clone()).is_ok() {
-                        out.push(ScriptEntry { at_ms: at, command: cmd });
-                    }
-                }
-            }
-            match w.step() {
-                Some(e) => note(&e),
-                None => break,
-            }
-            steps += 1;
-            if self.opts.property == Property::TwoControllers
-                && w.alerts().iter().any(|a| a.kind == AlertKind::MultipleControllers)
-            {
-                self.moves_triggered += moved as u64;
-                out.sort_by_key(|e| e.at_ms);
-                return (out, true);
-            }
-        }
-        let last = out.iter().map(|e| e.at_ms).max().unwrap_or(0);
-        w.set_end(last + self.opts.settle_ms);
-        while steps < 200_000 {
-            match w.step() {
-                Some(e) => note(&e),
-                None => break,
-            }
-            steps += 1;
-        }
-        self.moves_triggered += moved as u64;
-        let bad = self.opts.property == Property::LeaderMinusOne
-            && w.alerts().iter().any(|a| a.kind == AlertKind::LeaderlessWithLiveIsr);
-        out.sort_by_key(|e| e.at_ms);
-        (out, bad)
+        let b = guided::batch(&self.corpus, &mut self.rng, self.next_index, limit, &palette);
+        self.next_index += b.len() as u64;
+        b
     }
 
-    fn pick(&mut self, w: &World, focus: NodeId, brokers: &[NodeId], kinds: [bool; 4]) -> Option<Command> {
-        let cut = w.cut_links();
-        let down: Vec<NodeId> =
-            brokers.iter().copied().filter(|b| w.broker(b.broker().unwrap_or(-1)).is_some_and(|x| !x.alive)).collect();
-        // Drawn only when enabled, so searches without it keep their schedules.
-        if self.opts.operator && self.rng.up_to(5) == 0 {
-            return Some(Command::DeleteController);
-        }
-        for _ in 0..8 {
-            match self.rng.up_to(3) {
-                0 if kinds[0] && !cut.contains(&(NodeId::ZK, focus)) => {
-                    return Some(Command::Cut { a: focus, b: NodeId::ZK, dir: Direction::Both })
-                }
-                1 if kinds[1] && !cut.is_empty() => {
-                    let (a, b) = cut[self.rng.up_to(cut.len() as u64 - 1) as usize];
-                    return Some(Command::Heal { a, b, dir: Direction::Both });
-                }
-                2 if kinds[2] && down.is_empty() => return Some(Command::Crash { node: focus }),
-                2 if kinds[2] => return Some(Command::Restart { node: down[0] }),
-                _ if kinds[3] => {
-                    let other = brokers[self.rng.up_to(brokers.len() as u64 - 1) as usize];
-                    if other != focus {
-                        return Some(Command::Cut { a: focus, b: other, dir: Direction::Both });
-                    }
-                }
-                _ => {}
+    /// Runs one candidate: a pure function of the candidate (and the search's cluster and
+    /// settings), safe to call from any thread.
+    pub fn evaluate(&self, c: &Candidate) -> Outcome {
+        let (schedule, mut facts) = match &c.kind {
+            CandidateKind::Swarm { seed } => {
+                let (schedule, mut facts) = swarm_run(&self.base, &self.opts, *seed);
+                // A swarm run is replayed only if its own run went wrong; the replay decides.
+                facts.violated = facts.violated && violates(&self.base, &schedule, &self.opts).is_some();
+                (schedule, facts)
+            }
+            CandidateKind::Replay { schedule } => (schedule.clone(), replay(&self.base, schedule, &self.opts)),
+        };
+        facts.hot.sort_unstable();
+        Outcome { index: c.index, schedule, facts }
+    }
+
+    /// Takes back a batch's outcomes (in index order; a prefix of the batch is fine): counts
+    /// them up to the first violation, updates the corpus, and shrinks a violation, judging
+    /// candidates one at a time.
+    pub fn absorb(&mut self, outcomes: Vec<Outcome>) -> Option<&Counterexample> {
+        let (base, opts) = (self.base.clone(), self.opts.clone());
+        let seq = move |c: &[Vec<ScriptEntry>]| c.iter().position(|s| violates(&base, s, &opts).is_some());
+        self.absorb_with(outcomes, &seq)
+    }
+
+    /// [`Explorer::absorb`], with the shrinker's rounds judged by `first_violating` (e.g. in
+    /// parallel: any judge that returns the index of the first violating schedule gives the same
+    /// counterexample).
+    pub fn absorb_with(&mut self, outcomes: Vec<Outcome>, first_violating: &FirstViolating) -> Option<&Counterexample> {
+        for o in outcomes {
+            if self.found.is_some() {
+                break;
+            }
+            self.tried += 1;
+            self.moves_triggered += (o.facts.moves_triggered > 0) as u64;
+            if o.facts.violated {
+                let small = shrink_with(&o.schedule, first_violating);
+                self.found = Some(self.counterexample(o.schedule.len(), small));
+            } else {
+                self.corpus.absorb(&o);
             }
         }
-        None
+        self.found.as_ref()
+    }
+
+    fn counterexample(&self, original_faults: usize, small: Vec<ScriptEntry>) -> Counterexample {
+        let steps = violates(&self.base, &small, &self.opts).unwrap_or(0);
+        let mut s = with_schedule(&self.base, &small, self.opts.settle_ms);
+        s.name = format!("counterexample-{}", self.opts.property.name());
+        let shard = match self.opts.shard {
+            Shard { count: 1, .. } => String::new(),
+            Shard { index, count } => format!(" --shard {index}/{count}"),
+        };
+        s.description = format!(
+            "Found by `splitbrain explore --mode {} --seed {}{shard}` after {} schedules; shrunk from {} to {} faults.",
+            self.opts.mode.name(),
+            self.opts.seed,
+            self.tried,
+            original_faults,
+            small.len()
+        );
+        s.seed = self.opts.seed;
+        // The file runs in the mode it was found in (`run` and the playground).
+        s.mode = Some(self.opts.mode);
+        Counterexample { property: self.opts.property, schedule: small, steps, original_faults, scenario: s }
     }
 
     /// The next schedule in a fixed enumeration of up to `max_faults` faults from the alphabet at
@@ -408,4 +426,144 @@ impl Explorer {
         }
         None
     }
+}
+
+/// Replays `schedule` on `base` and records what the run reached (whether it violates the
+/// property included): the judge of a mutated candidate.
+fn replay(base: &Scenario, schedule: &[ScriptEntry], opts: &Options) -> Facts {
+    let mut facts = Facts::default();
+    let s = with_schedule(base, schedule, opts.settle_ms);
+    let Ok(mut w) = World::with_mode(&s, opts.seed, opts.mode) else { return facts };
+    let mut guard = 0u32;
+    while let Some(e) = w.step() {
+        facts.observe(&e, &w);
+        guard += 1;
+        if opts.property == Property::TwoControllers && facts.two_controllers {
+            facts.violated = true;
+            return facts;
+        }
+        if guard > 200_000 {
+            break;
+        }
+    }
+    facts.violated = opts.property == Property::LeaderMinusOne
+        && w.alerts().iter().any(|a| a.kind == AlertKind::LeaderlessWithLiveIsr);
+    facts
+}
+
+/// Swarm testing (Groce et al.) driven by the run itself, like FoundationDB's buggify or a
+/// Jepsen nemesis: a world runs the base cluster, and faults are injected near what is
+/// happening (mostly at the broker that just acted), or at a random later time when the
+/// cluster is quiet. The injected faults are recorded with their times; that timed schedule is
+/// the candidate, judged by an ordinary replay. One online run from the random stream `seed`:
+/// the schedule it injected, and what the run reached (`violated`: the run itself went wrong, so
+/// only such candidates pay for a replay).
+fn swarm_run(base: &Scenario, opts: &Options, seed: u64) -> (Vec<ScriptEntry>, Facts) {
+    let mut rng = Rng::new(seed);
+    let mut facts = Facts::default();
+    let k = 2 + rng.up_to(opts.max_faults.saturating_sub(2) as u64) as usize;
+    // Swarm: this schedule uses a random subset of fault kinds.
+    let kinds = [rng.up_to(3) != 0, rng.up_to(3) != 0, rng.up_to(2) == 0, rng.up_to(2) == 0];
+    let per_step = 8 + rng.up_to(40);
+    // Half the runs aim at 1.0's window: cut the active controller from ZooKeeper while it is
+    // electing leaders (its writes then stall, its session expires, another broker takes over,
+    // and ZkClient retries the writes when the link heals).
+    let aim = if rng.up_to(1) == 0 { Some(2 + rng.up_to(30)) } else { None };
+    let mut s = base.clone();
+    s.script.clear();
+    s.end_ms = Some(u64::MAX / 4);
+    let Ok(mut w) = World::with_mode(&s, opts.seed, opts.mode) else { return (Vec::new(), facts) };
+    let brokers: Vec<NodeId> = base.cluster.brokers.iter().map(|b| NodeId::Broker(*b)).collect();
+    let mut out: Vec<ScriptEntry> = Vec::new();
+    let mut steps = 0u32;
+    while out.len() < k && steps < 20_000 {
+        let quiet = w.next_time().map(|t| t > w.now() + 1_000).unwrap_or(true);
+        let act = if quiet { true } else { rng.up_to(per_step) == 0 };
+        if act {
+            let at = if quiet { w.now() + 500 + 100 * rng.up_to(100) } else { w.now() + 1 };
+            let focus = match w.last_node() {
+                Some(NodeId::Broker(b)) if rng.up_to(3) != 0 => NodeId::Broker(b),
+                _ => brokers[rng.up_to(brokers.len() as u64 - 1) as usize],
+            };
+            if let Some(cmd) = pick(&mut rng, opts, &w, focus, &brokers, kinds) {
+                if w.schedule(at, cmd.clone()).is_ok() {
+                    out.push(ScriptEntry { at_ms: at, command: cmd });
+                }
+            }
+        }
+        let Some(e) = w.step() else { break };
+        facts.observe(&e, &w);
+        steps += 1;
+        if let Some(rate) = aim.filter(|_| out.len() < k) {
+            let electing = e.marks.iter().find_map(|m| match m {
+                crate::Mark::LeaderSelected { controller, .. } => Some(NodeId::Broker(*controller)),
+                _ => None,
+            });
+            if let Some(c) = electing.filter(|c| !w.cut_links().contains(&(NodeId::ZK, *c))) {
+                if rng.up_to(rate) == 0 {
+                    let cmd = Command::Cut { a: c, b: NodeId::ZK, dir: Direction::Both };
+                    let at = w.now() + 1 + rng.up_to(200);
+                    if w.schedule(at, cmd.clone()).is_ok() {
+                        out.push(ScriptEntry { at_ms: at, command: cmd });
+                    }
+                }
+            }
+        }
+        if opts.property == Property::TwoControllers && facts.two_controllers {
+            facts.violated = true;
+            out.sort_by_key(|e| e.at_ms);
+            return (out, facts);
+        }
+    }
+    let last = out.iter().map(|e| e.at_ms).max().unwrap_or(0);
+    w.set_end(last + opts.settle_ms);
+    while steps < 200_000 {
+        match w.step() {
+            Some(e) => facts.observe(&e, &w),
+            None => break,
+        }
+        steps += 1;
+    }
+    facts.violated = opts.property == Property::LeaderMinusOne
+        && w.alerts().iter().any(|a| a.kind == AlertKind::LeaderlessWithLiveIsr);
+    out.sort_by_key(|e| e.at_ms);
+    (out, facts)
+}
+
+fn pick(
+    rng: &mut Rng,
+    opts: &Options,
+    w: &World,
+    focus: NodeId,
+    brokers: &[NodeId],
+    kinds: [bool; 4],
+) -> Option<Command> {
+    let cut = w.cut_links();
+    let down: Vec<NodeId> =
+        brokers.iter().copied().filter(|b| w.broker(b.broker().unwrap_or(-1)).is_some_and(|x| !x.alive)).collect();
+    // Drawn only when enabled, so searches without it keep their schedules.
+    if opts.operator && rng.up_to(5) == 0 {
+        return Some(Command::DeleteController);
+    }
+    for _ in 0..8 {
+        match rng.up_to(3) {
+            0 if kinds[0] && !cut.contains(&(NodeId::ZK, focus)) => {
+                return Some(Command::Cut { a: focus, b: NodeId::ZK, dir: Direction::Both })
+            }
+            1 if kinds[1] && !cut.is_empty() => {
+                let (a, b) = cut[rng.up_to(cut.len() as u64 - 1) as usize];
+                return Some(Command::Heal { a, b, dir: Direction::Both });
+            }
+            2 if kinds[2] && down.is_empty() => return Some(Command::Crash { node: focus }),
+            2 if kinds[2] => return Some(Command::Restart { node: down[0] }),
+            _ if kinds[3] => {
+                let other = brokers[rng.up_to(brokers.len() as u64 - 1) as usize];
+                if other != focus {
+                    return Some(Command::Cut { a: focus, b: other, dir: Direction::Both });
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }

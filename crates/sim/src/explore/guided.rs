@@ -1,0 +1,222 @@
+//! The feedback-guided swarm: a small corpus of the schedules whose runs came closest to the split
+//! brain (ranked by [`Facts::score`]), and the batches of candidates drawn from it — mostly
+//! mutations of corpus entries (shift a fault by a few or a few hundred ms, insert a fault near a
+//! hot spot of the parent's run, change a fault's kind, delete one), plus fresh swarm runs.
+//!
+//! A batch depends only on the corpus and the search's own random stream, never on the outcomes
+//! of its own members, so its candidates can be evaluated on any number of threads and absorbed
+//! in index order with the same result (see [`super::Explorer::next_batch`]).
+use super::facts::Facts;
+use crate::command::{Command, Direction};
+use crate::ids::{BrokerId, NodeId};
+use crate::rng::Rng;
+use crate::scenario::ScriptEntry;
+use alloc::vec::Vec;
+
+/// Candidates per batch. Fixed (not the thread count), so results do not depend on threads.
+pub const BATCH: usize = 16;
+/// Schedules kept in the corpus.
+const CORPUS: usize = 8;
+
+/// One schedule to try.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    /// Its position in the search (0, 1, 2, … within this shard).
+    pub index: u64,
+    /// What to run.
+    pub kind: CandidateKind,
+}
+
+/// How a candidate's schedule comes about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CandidateKind {
+    /// A fresh online swarm run from this random seed: faults injected while the world runs.
+    Swarm {
+        /// The run's own random stream.
+        seed: u64,
+    },
+    /// A fixed schedule (a mutation of a corpus entry), judged by an ordinary replay.
+    Replay {
+        /// The schedule.
+        schedule: Vec<ScriptEntry>,
+    },
+}
+
+/// What evaluating a candidate gave.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// The candidate's index.
+    pub index: u64,
+    /// The schedule that ran (a swarm run's injected faults, sorted by time).
+    pub schedule: Vec<ScriptEntry>,
+    /// What the run reached.
+    pub facts: Facts,
+}
+
+struct Entry {
+    schedule: Vec<ScriptEntry>,
+    facts: Facts,
+    score: u32,
+}
+
+/// The best schedules so far.
+#[derive(Default)]
+pub(crate) struct Corpus {
+    entries: Vec<Entry>,
+}
+
+impl Corpus {
+    /// Keeps `o` if it scores above zero and beats the worst entry (ties: the earlier stays).
+    pub(crate) fn absorb(&mut self, o: &Outcome) {
+        let score = o.facts.score();
+        if score == 0 || o.schedule.is_empty() || self.entries.iter().any(|e| e.schedule == o.schedule) {
+            return;
+        }
+        // Diversity: at most two entries per score, so one lineage of near-copies cannot fill it.
+        if self.entries.iter().filter(|e| e.score == score).count() >= 2 {
+            return;
+        }
+        if self.entries.len() == CORPUS {
+            if self.entries.last().is_some_and(|w| w.score >= score) {
+                return;
+            }
+            self.entries.pop();
+        }
+        let at = self.entries.iter().position(|e| e.score < score).unwrap_or(self.entries.len());
+        self.entries.insert(at, Entry { schedule: o.schedule.clone(), facts: o.facts.clone(), score });
+    }
+
+    fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// An entry, biased towards the best (the better of two uniform draws).
+    fn pick(&self, rng: &mut Rng) -> &Entry {
+        let n = self.entries.len() as u64 - 1;
+        let i = rng.up_to(n).min(rng.up_to(n));
+        &self.entries[i as usize]
+    }
+}
+
+/// What a mutation may use: the fault alphabet and the brokers.
+pub(crate) struct Palette<'a> {
+    pub alphabet: &'a [Command],
+    pub brokers: &'a [BrokerId],
+    pub max_faults: usize,
+    pub operator: bool,
+}
+
+/// The next batch: up to `limit` (≤ [`BATCH`]) candidates numbered from `first`.
+pub(crate) fn batch(corpus: &Corpus, rng: &mut Rng, first: u64, limit: usize, p: &Palette) -> Vec<Candidate> {
+    (0..limit.min(BATCH) as u64)
+        .map(|k| {
+            let fresh = corpus.is_empty() || rng.up_to(3) == 0;
+            let kind = if fresh {
+                CandidateKind::Swarm { seed: rng.next_u64() }
+            } else {
+                let parent = corpus.pick(rng);
+                CandidateKind::Replay { schedule: mutate(&parent.schedule, &parent.facts, rng, p) }
+            };
+            Candidate { index: first + k, kind }
+        })
+        .collect()
+}
+
+/// One to three mutations of `schedule`.
+fn mutate(schedule: &[ScriptEntry], facts: &Facts, rng: &mut Rng, p: &Palette) -> Vec<ScriptEntry> {
+    let mut s = schedule.to_vec();
+    for _ in 0..=rng.up_to(2) {
+        let len = s.len() as u64;
+        // A parent whose run let a deposed controller's write land: end the leader it wrote (the
+        // active controller's ISR removal then reads that leader from ZooKeeper and writes -1).
+        if !facts.deposed.is_empty() && rng.up_to(1) == 0 {
+            make_room(&mut s, rng, p);
+            let (t, _, leader) = facts.deposed[rng.up_to(facts.deposed.len() as u64 - 1) as usize];
+            let victim = if leader < 0 || rng.up_to(3) == 0 {
+                p.brokers[rng.up_to(p.brokers.len() as u64 - 1) as usize]
+            } else {
+                leader
+            };
+            let node = NodeId::Broker(victim);
+            let command = match rng.up_to(2) {
+                0 => Command::Cut { a: node, b: NodeId::ZK, dir: Direction::Both },
+                _ => Command::Crash { node },
+            };
+            let reach = [50, 2_000, 10_000][rng.up_to(2) as usize];
+            let at = t + rng.up_to(reach);
+            s.push(ScriptEntry { at_ms: at, command });
+            continue;
+        }
+        // A parent whose run wrote leader -1 over a dead ISR member: bring that member back.
+        if !facts.stranded.is_empty() && rng.up_to(2) == 0 {
+            make_room(&mut s, rng, p);
+            let (t, b) = facts.stranded[rng.up_to(facts.stranded.len() as u64 - 1) as usize];
+            let node = NodeId::Broker(b);
+            let command = match rng.up_to(1) {
+                0 => Command::Heal { a: node, b: NodeId::ZK, dir: Direction::Both },
+                _ => Command::Restart { node },
+            };
+            let reach = [50, 2_000, 10_000][rng.up_to(2) as usize];
+            s.push(ScriptEntry { at_ms: t + rng.up_to(reach), command });
+            continue;
+        }
+        match rng.up_to(9) {
+            // Shift one fault: a few ms (which message of a burst it lands between) or a few
+            // hundred (which phase of a failover).
+            0..=2 if len > 0 => {
+                let i = rng.up_to(len - 1) as usize;
+                let d = if rng.up_to(1) == 0 { 1 + rng.up_to(30) } else { 30 + rng.up_to(1_500) };
+                let at = &mut s[i].at_ms;
+                *at = if rng.up_to(1) == 0 { *at + d } else { at.saturating_sub(d).max(1) };
+            }
+            // Insert a fault near a hot spot of the parent's run, aimed at the broker it concerns.
+            3..=5 if s.len() < p.max_faults => {
+                let (t, b) = match facts.hot.len() {
+                    0 => (rng.up_to(s.iter().map(|e| e.at_ms).max().unwrap_or(0) + 5_000), p.brokers[0]),
+                    n => facts.hot[rng.up_to(n as u64 - 1) as usize],
+                };
+                let reach = [40, 400, 4_000, 12_000][rng.up_to(3) as usize];
+                let at = t + rng.up_to(reach);
+                let command = aimed(b, rng, p);
+                s.push(ScriptEntry { at_ms: at.max(1), command });
+            }
+            // Change one fault's kind.
+            6 if len > 0 => {
+                let i = rng.up_to(len - 1) as usize;
+                s[i].command = p.alphabet[rng.up_to(p.alphabet.len() as u64 - 1) as usize].clone();
+            }
+            // Delete one fault.
+            7 | 8 if len > 1 => {
+                s.remove(rng.up_to(len - 1) as usize);
+            }
+            // Otherwise add a random fault at a random time within the schedule's span.
+            _ if s.len() < p.max_faults => {
+                let last = s.iter().map(|e| e.at_ms).max().unwrap_or(0);
+                let command = p.alphabet[rng.up_to(p.alphabet.len() as u64 - 1) as usize].clone();
+                s.push(ScriptEntry { at_ms: 1 + rng.up_to(last + 2_000), command });
+            }
+            _ => {}
+        }
+    }
+    s.sort_by_key(|e| e.at_ms);
+    s
+}
+
+/// Drops a random fault when the schedule is full (a finishing fault matters more).
+fn make_room(s: &mut Vec<ScriptEntry>, rng: &mut Rng, p: &Palette) {
+    while s.len() >= p.max_faults.max(1) {
+        s.remove(rng.up_to(s.len() as u64 - 1) as usize);
+    }
+}
+
+/// A fault aimed at broker `b` (two times in three), else any fault of the alphabet.
+fn aimed(b: BrokerId, rng: &mut Rng, p: &Palette) -> Command {
+    let node = NodeId::Broker(b);
+    match rng.up_to(if p.operator { 6 } else { 5 }) {
+        0 | 1 => Command::Cut { a: node, b: NodeId::ZK, dir: Direction::Both },
+        2 => Command::Heal { a: node, b: NodeId::ZK, dir: Direction::Both },
+        3 => Command::Crash { node },
+        6 => Command::DeleteController,
+        _ => p.alphabet[rng.up_to(p.alphabet.len() as u64 - 1) as usize].clone(),
+    }
+}
