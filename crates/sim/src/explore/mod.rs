@@ -4,6 +4,7 @@
 //! returns it as a scenario that `run` and the playground load. Deterministic: the same seed and
 //! budget find the same counterexample. Work is done in slices (`Explorer::run`) so a browser can
 //! yield between them.
+pub mod exhaustive;
 pub mod no_return;
 
 use crate::alerts::AlertKind;
@@ -183,35 +184,20 @@ pub struct Explorer {
     base: Scenario,
     opts: Options,
     rng: Rng,
-    alphabet: Vec<Command>,
     tried: u64,
-    next_index: u64,
+    /// The exhaustive search's tree, once started.
+    tree: Option<exhaustive::Exhaustive>,
     found: Option<Counterexample>,
     exhausted: bool,
     moves_triggered: u64,
 }
 
-/// Times (ms) the exhaustive search places faults at: a coarse grid that still lets a cut land
-/// inside a controller failover.
-const GRID_MS: [u64; 6] = [1_000, 7_200, 7_500, 14_000, 20_000, 40_000];
-
 impl Explorer {
     /// A search of `base`'s cluster (its script is ignored).
     pub fn new(mut base: Scenario, opts: Options) -> Self {
         base.pin_zookeeper();
-        let alphabet = alphabet(&base, opts.operator);
         let rng = Rng::new(opts.seed ^ 0xE7);
-        Explorer {
-            base,
-            opts,
-            rng,
-            alphabet,
-            tried: 0,
-            next_index: 0,
-            found: None,
-            exhausted: false,
-            moves_triggered: 0,
-        }
+        Explorer { base, opts, rng, tried: 0, tree: None, found: None, exhausted: false, moves_triggered: 0 }
     }
 
     /// Schedules tried so far.
@@ -246,7 +232,7 @@ impl Explorer {
             }
             let (schedule, online_bad) = if self.opts.exhaustive {
                 match self.next_exhaustive() {
-                    Some(s) => (s, true),
+                    Some(s) => s,
                     None => {
                         self.exhausted = true;
                         break;
@@ -381,30 +367,6 @@ impl Explorer {
                 }
                 _ => {}
             }
-        }
-        None
-    }
-
-    /// The next schedule in a fixed enumeration of up to `max_faults` faults from the alphabet at
-    /// the times of `GRID_MS`, in increasing order (mixed-radix counting).
-    fn next_exhaustive(&mut self) -> Option<Vec<ScriptEntry>> {
-        let a = self.alphabet.len() as u64;
-        let max = self.opts.max_faults.min(GRID_MS.len());
-        let mut idx = self.next_index;
-        self.next_index += 1;
-        // Schedules of length L occupy a block of a^L indices; the slots are the first L grid times.
-        for len in 1..=max {
-            let block = a.checked_pow(len as u32)?;
-            if idx < block {
-                let mut v = Vec::with_capacity(len);
-                let mut x = idx;
-                for &t in GRID_MS.iter().take(len) {
-                    v.push(ScriptEntry { at_ms: t, command: self.alphabet[(x % a) as usize].clone() });
-                    x /= a;
-                }
-                return Some(v);
-            }
-            idx -= block;
         }
         None
     }
