@@ -92,7 +92,7 @@ impl Verdict {
         let merging = if self.merge { format!("{} merged", c.merged) } else { String::from("merging off") };
         match (&self.violation, self.exhausted) {
             (Some(v), _) => format!(
-                "{}: {what} in a {bound}: {} faults ({} distinct states explored, {merging})",
+                "{}: {what} in a {bound}: {} faults ({} distinct states reached, {merging})",
                 self.mode,
                 v.len(),
                 c.distinct_states
@@ -102,7 +102,7 @@ impl Verdict {
                 self.mode, c.schedules, c.distinct_states
             ),
             (None, false) => format!(
-                "{}: no {what} so far in the {bound}s ({} distinct states explored, {merging}; not exhausted)",
+                "{}: no {what} so far in the {bound}s ({} distinct states reached, {merging}; not exhausted)",
                 self.mode, c.distinct_states
             ),
         }
