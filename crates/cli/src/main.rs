@@ -20,7 +20,10 @@ const USAGE: &str = "usage:
   splitbrain explore [--mode legacy|1.1|fenced|kraft] [--seed N] [--budget-schedules K | --budget-ms T]
                      [--property leader-minus-one|two-controllers] [--exhaustive] [--max-faults F] [--operator]
                      [--scenario NAME|FILE] [--out FILE] [--json]
-                     [--threads N] [--shard i/n]";
+                     [--threads N] [--shard i/n]
+                     (--exhaustive: every schedule of <= --max-faults faults at the --grid times, in s,
+                      default 1.0,7.2,7.5; equal states merged unless --no-merge)
+  splitbrain run ... --no-return [N]  also the point of no return (N continuations, default 20)";
 
 struct Fail(String);
 
@@ -100,9 +103,21 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
     let mut until = None;
     let mut json = false;
     let mut mode = None;
+    let mut no_return_n: Option<u32> = None;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
+            "--no-return" => {
+                // An optional count of continuations follows.
+                match args.get(i + 1).and_then(|v| v.parse::<u32>().ok()) {
+                    Some(n) if n > 0 && n <= 1000 => {
+                        no_return_n = Some(n);
+                        i += 1;
+                    }
+                    Some(_) => return Err(Fail("--no-return takes 1 to 1000 continuations".into())),
+                    None => no_return_n = Some(20),
+                }
+            }
             "--mode" => {
                 let v = args.get(i + 1).ok_or_else(|| Fail("--mode needs a value".into()))?;
                 mode = Some(Mode::parse(v).map_err(Fail)?);
@@ -167,6 +182,17 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
             let _ = writeln!(out, "{}", serde_json::json!({ "final": summary }));
         } else {
             let _ = print_summary(&mut out, &world);
+        }
+        if let Some(n) = no_return_n {
+            let p = splitbrain_sim::explore::no_return::point_of_no_return(&scenario, mode, world.seed(), n);
+            let _ = if json {
+                writeln!(out, "{}", serde_json::json!({ "no_return": p }))
+            } else {
+                match &p {
+                    Some(p) => writeln!(out, "{}", describe_no_return(p)),
+                    None => writeln!(out, "no point of no return: the run does not end at leader -1"),
+                }
+            };
         }
     }
     let _ = out.flush();
@@ -278,6 +304,8 @@ fn cmd_explore(args: &[String]) -> Result<(), Fail> {
     let mut json = false;
     let mut base = "seed-incident".to_string();
     let mut out_file: Option<String> = None;
+    let mut grid: Option<Vec<u64>> = None;
+    let mut merge = true;
     let mut i = 0;
     while i < args.len() {
         let val = |i: usize| args.get(i + 1).ok_or_else(|| Fail(format!("{} needs a value", args[i])));
@@ -297,6 +325,12 @@ fn cmd_explore(args: &[String]) -> Result<(), Fail> {
                     return Err(Fail(format!("--threads must be between 1 and 1024, got {n}")));
                 }
                 threads = Some(n);
+            }
+            "--grid" => grid = Some(parse_grid(val(i)?)?),
+            "--no-merge" => {
+                merge = false;
+                i += 1;
+                continue;
             }
             "--exhaustive" => {
                 opts.exhaustive = true;
@@ -323,7 +357,13 @@ fn cmd_explore(args: &[String]) -> Result<(), Fail> {
     if opts.max_faults < 1 || opts.max_faults > 50 {
         return Err(Fail("--max-faults must be between 1 and 50".into()));
     }
+    if (grid.is_some() || !merge) && !opts.exhaustive {
+        return Err(Fail("--grid and --no-merge apply to --exhaustive".into()));
+    }
     let scenario = load(&base)?;
+    if opts.exhaustive {
+        return cmd_exhaustive(&scenario, &opts, grid, merge, json, out_file);
+    }
     let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -354,7 +394,10 @@ fn cmd_explore(args: &[String]) -> Result<(), Fail> {
             let batch = ex.next_batch((budget - ex.tried()).min(BATCH as u64) as usize);
             let outcomes = pool.install(|| {
                 use rayon::prelude::*;
-                batch.par_iter().map(|c| ex.evaluate(c)).collect::<Vec<_>>()
+                batch
+                    .par_iter()
+                    .map(|c| splitbrain_sim::explore::evaluate(&judge_base, &judge_opts, c))
+                    .collect::<Vec<_>>()
             });
             ex.absorb_with(outcomes, &judge);
         }
@@ -393,6 +436,7 @@ fn cmd_explore(args: &[String]) -> Result<(), Fail> {
                 "trace_hash": format!("{:016x}", d.hash),
                 "deterministic": d.deterministic(),
                 "scenario": c.scenario,
+                "no_return": no_return(c),
             })
         });
         say!(
@@ -421,6 +465,9 @@ fn cmd_explore(args: &[String]) -> Result<(), Fail> {
                 if d.deterministic() {
                     say!("replayed twice: trace hash {:016x} both times ({} steps): deterministic", d.hash, d.steps);
                 }
+                if let Some(p) = no_return(c) {
+                    say!("{}", describe_no_return(&p));
+                }
                 match &out_file {
                     Some(p) => say!("scenario written to {p} (splitbrain run {p})"),
                     None => say!("(add --out FILE to save it as a scenario for `splitbrain run` and the playground)"),
@@ -443,6 +490,132 @@ fn cmd_explore(args: &[String]) -> Result<(), Fail> {
             "the counterexample is not deterministic: two replays gave trace hashes {:016x} and {:016x}",
             d.hash, d.second
         )));
+    }
+    Ok(())
+}
+
+/// `1.0,7.2,7.5` (seconds, at most 3 decimals) as ms.
+fn parse_grid(v: &str) -> Result<Vec<u64>, Fail> {
+    let bad = || Fail(format!("--grid expects increasing times in seconds, like 1.0,7.2,7.5; got '{v}'"));
+    let mut out = Vec::new();
+    for t in v.split(',') {
+        let (whole, frac) = t.trim().split_once('.').unwrap_or((t.trim(), ""));
+        if whole.is_empty() || frac.len() > 3 || !frac.chars().all(|c| c.is_ascii_digit()) {
+            return Err(bad());
+        }
+        let s: u64 = whole.parse().map_err(|_| bad())?;
+        let f: u64 = if frac.is_empty() {
+            0
+        } else {
+            frac.parse::<u64>().map_err(|_| bad())? * 10u64.pow(3 - frac.len() as u32)
+        };
+        out.push(s.checked_mul(1000).and_then(|ms| ms.checked_add(f)).ok_or_else(bad)?);
+    }
+    if out.is_empty() || out[0] == 0 || out.windows(2).any(|w| w[0] >= w[1]) || out.len() > 12 {
+        return Err(Fail(format!("--grid expects 1 to 12 increasing times after 0 s; got '{v}'")));
+    }
+    Ok(out)
+}
+
+/// The point of no return of a leader -1 counterexample (20 continuations).
+fn no_return(c: &splitbrain_sim::explore::Counterexample) -> Option<splitbrain_sim::explore::no_return::NoReturn> {
+    use splitbrain_sim::explore::Property;
+    let mode = c.scenario.opening_mode(None);
+    (c.property == Property::LeaderMinusOne)
+        .then(|| splitbrain_sim::explore::no_return::point_of_no_return(&c.scenario, mode, c.scenario.seed, 20))
+        .flatten()
+}
+
+fn describe_no_return(p: &splitbrain_sim::explore::no_return::NoReturn) -> String {
+    let what: Vec<String> = p
+        .marks
+        .iter()
+        .map(|m| {
+            serde_json::to_value(m)
+                .ok()
+                .and_then(|v| v.get("mark").and_then(|m| m.as_str().map(String::from)))
+                .unwrap_or_default()
+        })
+        .collect();
+    let at = match p.node {
+        Some(n) => format!(
+            "step {} at {} ({n}{}{})",
+            p.step,
+            fmt_time(p.time_ms),
+            if what.is_empty() { "" } else { ": " },
+            what.join(", ")
+        ),
+        None => "step 0 (the opening world: the scripted faults decide it)".to_string(),
+    };
+    format!(
+        "point of no return: {at}; {} of {} continuations from there end at leader -1{}",
+        p.held,
+        p.of,
+        p.held_before.map(|b| format!(" ({b} from the step before)")).unwrap_or_default()
+    )
+}
+
+fn cmd_exhaustive(
+    scenario: &Scenario,
+    opts: &splitbrain_sim::explore::Options,
+    grid: Option<Vec<u64>>,
+    merge: bool,
+    json: bool,
+    out_file: Option<String>,
+) -> Result<(), Fail> {
+    use splitbrain_sim::explore::exhaustive::{Exhaustive, GRID_MS};
+    use splitbrain_sim::explore::{shrink, violates, with_schedule};
+    let grid = grid.unwrap_or_else(|| GRID_MS.to_vec());
+    let started = std::time::Instant::now();
+    let mut ex = Exhaustive::new(scenario, opts, &grid, merge).map_err(Fail)?;
+    let verdict = ex.run_to_end();
+    let secs = started.elapsed().as_secs_f64();
+    // A violation is replayed as a scenario (the judge), shrunk, and saved if asked.
+    let counterexample = verdict.violation.as_ref().map(|v| {
+        let replayed = violates(scenario, v, opts).is_some();
+        let small = if replayed { shrink(scenario, v, opts) } else { v.clone() };
+        let mut s = with_schedule(scenario, &small, opts.settle_ms);
+        s.name = format!("counterexample-{}", opts.property.name());
+        s.seed = opts.seed;
+        s.mode = Some(opts.mode);
+        (replayed, small, s)
+    });
+    if let (Some((_, _, s)), Some(path)) = (&counterexample, &out_file) {
+        std::fs::write(path, s.to_json()).map_err(|e| Fail(format!("cannot write {path}: {e}")))?;
+    }
+    let nr = counterexample.as_ref().and_then(|(replayed, small, s)| {
+        (*replayed && opts.property == splitbrain_sim::explore::Property::LeaderMinusOne).then(|| {
+            let _ = small;
+            splitbrain_sim::explore::no_return::point_of_no_return(s, opts.mode, s.seed, 20)
+        })?
+    });
+    if json {
+        say!(
+            "{}",
+            serde_json::json!({"exhaustive": {
+                "statement": verdict.statement(),
+                "verdict": verdict,
+                "seconds": secs,
+                "replayed": counterexample.as_ref().map(|c| c.0),
+                "shrunk": counterexample.as_ref().map(|c| &c.1),
+                "no_return": nr,
+            }})
+        );
+        return Ok(());
+    }
+    say!("{} [{:.1} s, seed {}]", verdict.statement(), secs, opts.seed);
+    if let Some((replayed, small, _)) = &counterexample {
+        say!(
+            "  {} as a scenario; shrunk to {} faults:",
+            if *replayed { "replays" } else { "does NOT replay" },
+            small.len()
+        );
+        for e in small {
+            say!("  at {:>8} ms  {}", e.at_ms, e.command.describe());
+        }
+        if let Some(p) = &nr {
+            say!("{}", describe_no_return(p));
+        }
     }
     Ok(())
 }

@@ -433,3 +433,33 @@ fn run_opens_each_builtin_in_its_opening_mode_and_prints_marks() {
     assert!(!removed.is_empty(), "seed-incident's faults are marked");
     assert_eq!(removed[1]["command"]["op"], "cut", "{:?}", removed[1]);
 }
+
+#[test]
+fn explore_exhaustive_states_its_bound_with_counts() {
+    let o = sb(&["explore", "--mode", "kraft", "--exhaustive", "--max-faults", "1", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).expect("one JSON line");
+    let e = &v["exhaustive"];
+    assert_eq!(e["verdict"]["counts"]["schedules"], 55, "{e}");
+    assert_eq!(e["verdict"]["exhausted"], true);
+    assert!(e["verdict"]["violation"].is_null());
+    let statement = e["statement"].as_str().unwrap();
+    assert!(statement
+        .starts_with("kraft: no leader -1 in any schedule of ≤ 1 faults on grid 1.0/7.2/7.5 s (55 schedules, "));
+    // Another grid, in seconds: 1 + 2 * 18 schedules.
+    let text = stdout(&sb(&["explore", "--mode", "kraft", "--exhaustive", "--max-faults", "1", "--grid", "1,8.3"]));
+    assert!(text.contains("on grid 1.0/8.3 s (37 schedules, "), "{text}");
+    assert_bad(&["explore", "--exhaustive", "--grid", "8,1"], "increasing");
+    assert_bad(&["explore", "--exhaustive", "--grid", "x"], "--grid expects");
+    assert_bad(&["explore", "--grid", "1,2"], "apply to --exhaustive");
+}
+
+#[test]
+fn run_reports_the_point_of_no_return() {
+    let text = stdout(&sb(&["run", "seed-incident", "--no-return", "5"]));
+    assert!(text.contains("point of no return: step "), "{text}");
+    assert!(text.contains(" of 5 continuations"), "{text}");
+    let text = stdout(&sb(&["run", "seed-incident", "--mode", "fenced", "--no-return"]));
+    assert!(text.contains("no point of no return: the run does not end at leader -1"), "{text}");
+    assert_bad(&["run", "seed-incident", "--no-return", "0"], "1 to 1000");
+}

@@ -4,6 +4,7 @@
 //! returns it as a scenario that `run` and the playground load. Deterministic: the same seed and
 //! budget find the same counterexample. Work is done in slices (`Explorer::run`) so a browser can
 //! yield between them.
+pub mod exhaustive;
 pub mod no_return;
 
 use crate::alerts::AlertKind;
@@ -216,7 +217,10 @@ pub struct Explorer {
     alphabet: Vec<Command>,
     brokers: Vec<crate::ids::BrokerId>,
     tried: u64,
+    /// Index of the next candidate of the random search (its batches draw from it).
     next_index: u64,
+    /// The exhaustive search's tree, once started.
+    tree: Option<exhaustive::Exhaustive>,
     found: Option<Counterexample>,
     exhausted: bool,
     moves_triggered: u64,
@@ -225,10 +229,6 @@ pub struct Explorer {
     pending: Vec<Candidate>,
     done: Vec<Outcome>,
 }
-
-/// Times (ms) the exhaustive search places faults at: a coarse grid that still lets a cut land
-/// inside a controller failover.
-const GRID_MS: [u64; 6] = [1_000, 7_200, 7_500, 14_000, 20_000, 40_000];
 
 impl Explorer {
     /// A search of `base`'s cluster (its script is ignored).
@@ -245,6 +245,7 @@ impl Explorer {
             brokers,
             tried: 0,
             next_index: 0,
+            tree: None,
             found: None,
             exhausted: false,
             moves_triggered: 0,
@@ -294,12 +295,13 @@ impl Explorer {
                 break;
             }
             if self.opts.exhaustive {
-                let Some(schedule) = self.next_exhaustive() else {
+                let Some((schedule, bad)) = self.next_exhaustive() else {
                     self.exhausted = true;
                     break;
                 };
                 self.tried += 1;
-                if violates(&self.base, &schedule, &self.opts).is_some() {
+                // The tree judged the schedule; the replay as a scenario decides.
+                if bad && violates(&self.base, &schedule, &self.opts).is_some() {
                     let seq =
                         |c: &[Vec<ScriptEntry>]| c.iter().position(|s| violates(&self.base, s, &self.opts).is_some());
                     let small = shrink_with(&schedule, &seq);
@@ -337,19 +339,10 @@ impl Explorer {
     }
 
     /// Runs one candidate: a pure function of the candidate (and the search's cluster and
-    /// settings), safe to call from any thread.
+    /// settings); see [`evaluate`], which any thread can call with the explorer's
+    /// [`base`](Explorer::base) and [`options`](Explorer::options).
     pub fn evaluate(&self, c: &Candidate) -> Outcome {
-        let (schedule, mut facts) = match &c.kind {
-            CandidateKind::Swarm { seed } => {
-                let (schedule, mut facts) = swarm_run(&self.base, &self.opts, *seed);
-                // A swarm run is replayed only if its own run went wrong; the replay decides.
-                facts.violated = facts.violated && violates(&self.base, &schedule, &self.opts).is_some();
-                (schedule, facts)
-            }
-            CandidateKind::Replay { schedule } => (schedule.clone(), replay(&self.base, schedule, &self.opts)),
-        };
-        facts.hot.sort_unstable();
-        Outcome { index: c.index, schedule, facts }
+        evaluate(&self.base, &self.opts, c)
     }
 
     /// Takes back a batch's outcomes (in index order; a prefix of the batch is fine): counts
@@ -401,30 +394,6 @@ impl Explorer {
         // The file runs in the mode it was found in (`run` and the playground).
         s.mode = Some(self.opts.mode);
         Counterexample { property: self.opts.property, schedule: small, steps, original_faults, scenario: s }
-    }
-
-    /// The next schedule in a fixed enumeration of up to `max_faults` faults from the alphabet at
-    /// the times of `GRID_MS`, in increasing order (mixed-radix counting).
-    fn next_exhaustive(&mut self) -> Option<Vec<ScriptEntry>> {
-        let a = self.alphabet.len() as u64;
-        let max = self.opts.max_faults.min(GRID_MS.len());
-        let mut idx = self.next_index;
-        self.next_index += 1;
-        // Schedules of length L occupy a block of a^L indices; the slots are the first L grid times.
-        for len in 1..=max {
-            let block = a.checked_pow(len as u32)?;
-            if idx < block {
-                let mut v = Vec::with_capacity(len);
-                let mut x = idx;
-                for &t in GRID_MS.iter().take(len) {
-                    v.push(ScriptEntry { at_ms: t, command: self.alphabet[(x % a) as usize].clone() });
-                    x /= a;
-                }
-                return Some(v);
-            }
-            idx -= block;
-        }
-        None
     }
 }
 
@@ -566,4 +535,20 @@ fn pick(
         }
     }
     None
+}
+
+/// Runs one candidate of a search of `base` with `opts`: a pure function of its arguments, safe to
+/// call from any thread (the explorer itself holds worlds, which are not `Sync`).
+pub fn evaluate(base: &Scenario, opts: &Options, c: &Candidate) -> Outcome {
+    let (schedule, mut facts) = match &c.kind {
+        CandidateKind::Swarm { seed } => {
+            let (schedule, mut facts) = swarm_run(base, opts, *seed);
+            // A swarm run is replayed only if its own run went wrong; the replay decides.
+            facts.violated = facts.violated && violates(base, &schedule, opts).is_some();
+            (schedule, facts)
+        }
+        CandidateKind::Replay { schedule } => (schedule.clone(), replay(base, schedule, opts)),
+    };
+    facts.hot.sort_unstable();
+    Outcome { index: c.index, schedule, facts }
 }

@@ -179,6 +179,18 @@ impl World {
         self.rng = Rng::new(seed);
     }
 
+    /// Applies a fault at `at_ms` the way a scenario's script would (first among the items due
+    /// then): the clock moves to `at_ms` and the fault is one step. Fails, changing nothing, if an
+    /// item is due before `at_ms`, `at_ms` lies in the past, or the command is impossible.
+    pub fn apply_at(&mut self, at_ms: u64, cmd: &Command) -> Result<Event, String> {
+        if at_ms < self.now || self.queue.peek_time().is_some_and(|t| t < at_ms) {
+            return Err(format!("cannot apply '{}' at {at_ms} ms: earlier items are due", cmd.describe()));
+        }
+        self.check_command(cmd)?;
+        self.now = at_ms;
+        self.apply(cmd)
+    }
+
     /// Moves the end of the run.
     pub fn set_end(&mut self, end_ms: u64) {
         Rc::make_mut(&mut self.cfg).end_ms = end_ms;
