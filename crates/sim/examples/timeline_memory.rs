@@ -63,18 +63,52 @@ fn main() {
         events_bytes as f64 / 1e6,
         (PEAK.load(Ordering::Relaxed) - base) as f64 / 1e6
     );
-    let mut worst = 0f64;
-    let mut total = 0f64;
-    let n = 200.min(t.len());
+    println!("200 steps back from the end of that run: {}", step_back(&mut t, 200));
+    // The longest built-in (by steps), computed whole, stepped back from its end to 0.
+    let (name, mut t) = splitbrain_sim::scenario::builtins()
+        .into_iter()
+        .map(|(n, _)| {
+            let mut t = Timeline::new(builtin(n).unwrap(), None).unwrap();
+            t.compute_all();
+            (n, t)
+        })
+        .max_by_key(|(_, t)| t.len())
+        .unwrap();
+    t.seek(t.len());
+    let n = t.len();
+    println!("{name} ({n} steps), back from the end to 0: {}", step_back(&mut t, n));
+}
+
+/// Steps back `n` times (showing the view each time): the median, 99th percentile and worst, and
+/// the median of the costliest kind of step back, to a step just before a checkpoint (the most
+/// replay, `CHECKPOINT_EVERY - 1` steps). On a loaded machine the worst single figure is mostly
+/// the scheduler; the medians are the cost.
+fn step_back(t: &mut Timeline, n: usize) -> String {
+    let every = splitbrain_sim::timeline::CHECKPOINT_EVERY;
+    let mut all = Vec::new();
+    let mut longest = Vec::new();
     for _ in 0..n {
         let s = Instant::now();
         t.back();
         std::hint::black_box(t.view());
-        let d = s.elapsed().as_secs_f64() * 1e3;
-        worst = worst.max(d);
-        total += d;
+        let ms = s.elapsed().as_secs_f64() * 1e3;
+        all.push(ms);
+        if t.cursor() % every == every - 1 {
+            longest.push(ms);
+        }
     }
-    println!("step back (with view): worst {worst:.3} ms, mean {:.3} ms over {n} steps", total / n as f64);
+    let q = |v: &mut Vec<f64>, f: f64| {
+        v.sort_by(|a, b| a.total_cmp(b));
+        v.get(((v.len().max(1) - 1) as f64 * f) as usize).copied().unwrap_or(0.0)
+    };
+    format!(
+        "median {:.3} ms, p99 {:.3} ms, worst {:.3} ms; longest replay ({} steps) median {:.3} ms (with the view)",
+        q(&mut all, 0.5),
+        q(&mut all, 0.99),
+        q(&mut all, 1.0),
+        every - 1,
+        q(&mut longest, 0.5)
+    )
 }
 
 /// Rough heap size of one event's owned text.

@@ -7,9 +7,10 @@
 //! partition with leader -1 and a consumer group without a coordinator.
 //!
 //! The core is sans-IO, in the style of `quinn-proto`: inputs are values ([`Command`]), the world
-//! advances one queued item per [`World::step`], and every step returns an [`Event`]. A
-//! [`Timeline`] keeps every step's world so a UI can show any earlier step in O(1) and fork the
-//! future when the user acts in the past.
+//! advances one queued item per [`World::step`], and every step returns an [`Event`], within the
+//! run's [`Limits`]. A [`Timeline`] keeps a world every few steps and replays the rest, so a UI
+//! can show any earlier step in bounded time and memory, and fork the future when the user acts in
+//! the past.
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
