@@ -491,6 +491,9 @@ pub fn app(props: &AppProps) -> Html {
                     <button class="small-btn" onclick={let d = dispatch.clone(); Callback::from(move |_| d.emit(Action::Dismiss))} aria-label="Dismiss message">{"✕"}</button>
                 </div>
             }
+            if let Some(text) = model.run_note() {
+                <div class="notice info" role="status" data-testid="run-bound">{text}</div>
+            }
             <main class="layout">
                 <div class="stage">
                     <section class="card picture" aria-label="The cluster">

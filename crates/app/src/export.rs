@@ -122,8 +122,9 @@ pub fn export_bar(p: &ExportProps) -> Html {
 /// The file for one export: (name, MIME type, text).
 fn build(kind: &str, m: &Model, root: &NodeRef) -> Result<(String, &'static str, String), String> {
     let stem = stem(m);
-    let mut tl = m.tl.borrow_mut();
-    tl.compute_all();
+    // What is computed: every built-in whole; a run longer than a slice as far as the page went
+    // (never its whole future at once; `Model::run_note` says how far that is).
+    let tl = m.tl.borrow();
     let events = tl.events();
     Ok(match kind {
         "jsonl" => {

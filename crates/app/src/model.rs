@@ -10,6 +10,12 @@ use yew::Reducible;
 /// The scenario shown first.
 pub const DEFAULT_SCENARIO: &str = "seed-incident";
 
+/// Steps computed at once: when a run opens (every built-in fits whole), when the user acts, and
+/// each time playing, stepping or End reaches the end of what is computed. The future beyond is
+/// computed as it is needed, never all up front (a link may carry `end_ms` = 10^15), and the run
+/// stops at the core's [`splitbrain_sim::Limits`].
+pub const SLICE: usize = 5_000;
+
 /// A line of feedback above the page.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Notice {
@@ -95,7 +101,7 @@ pub struct Model {
     pub mode: Mode,
     /// The behaviour shown side by side, if any.
     pub compare_mode: Option<Mode>,
-    /// The same scenario and faults (by virtual time) under `compare_mode`, fully computed; or
+    /// The same scenario and faults (by virtual time) under `compare_mode`, computed a [`SLICE`] at a time; or
     /// why it could not be built.
     pub compare: Option<Result<Rc<Timeline>, String>>,
 }
@@ -178,7 +184,7 @@ pub fn resolve_captions(scenario: &Scenario, events: &[Event], until: Option<usi
 }
 
 impl Model {
-    /// The page at load: the default scenario, fully computed, at step 0.
+    /// The page at load: the default scenario, computed (a [`SLICE`]), at step 0.
     pub fn initial() -> Model {
         Self::initial_with(DEFAULT_SCENARIO)
     }
@@ -227,7 +233,7 @@ impl Model {
     }
 
     fn from_timeline(mut tl: Timeline, source: String) -> Model {
-        tl.compute_all();
+        tl.compute(SLICE);
         let seed = tl.view().seed;
         let events = Rc::new(tl.events().to_vec());
         let forked_at = tl.user_commands().first().map(|u| u.at_step as usize);
@@ -261,7 +267,7 @@ impl Model {
             let s = self.tl.borrow().scenario_with_user_faults_by_time();
             Timeline::with_mode(s, Some(self.seed), mode)
                 .map(|mut t| {
-                    t.compute_all();
+                    t.compute(SLICE);
                     Rc::new(t)
                 })
                 .map_err(|e| e.to_string())
@@ -274,6 +280,41 @@ impl Model {
         let now = self.tl.borrow().world().now();
         let k = t.step_at_time(now);
         Some((mode, t, k))
+    }
+
+    /// After a move: when the cursor has reached the end of what is computed and the run goes
+    /// on, computes the next [`SLICE`] (if `ahead`); takes in the events computed since the last
+    /// refresh.
+    fn grow(&mut self, ahead: bool) {
+        {
+            let mut tl = self.tl.borrow_mut();
+            if ahead && tl.cursor() >= tl.len() && !tl.is_complete() {
+                tl.compute(SLICE);
+            }
+            if tl.len() == self.events.len() {
+                return;
+            }
+        }
+        self.refresh_events();
+    }
+
+    /// A note on how much of the run is computed, when it is not all of it: the bound it was cut
+    /// at (which limit, after how many steps), or that the future is computed as it is needed.
+    pub fn run_note(&self) -> Option<String> {
+        let tl = self.tl.borrow();
+        let end_ms = tl.world_at(0).map(|w| w.config().end_ms).unwrap_or(0);
+        match tl.stopped_by() {
+            Some(b) => Some(format!(
+                "This run was cut at {} after {} steps: the scenario goes on to {end_ms} ms, past what a page holds.",
+                b.describe(),
+                tl.len()
+            )),
+            None if !tl.is_complete() => Some(format!(
+                "{} steps computed so far; the run goes on to {end_ms} ms and is computed as you step or play (End computes {SLICE} more).",
+                tl.len()
+            )),
+            None => None,
+        }
     }
 
     fn refresh_events(&mut self) {
@@ -391,6 +432,8 @@ impl Reducible for Model {
         crate::debug::mark_dispatch();
         let mut m = (*self).clone();
         m.rev += 1;
+        // End computes its own slice; any other move that reaches the end computes the next.
+        let ahead = !matches!(action, Action::End);
         match action {
             Action::Forward => {
                 if m.tl.borrow_mut().forward().is_none() {
@@ -404,9 +447,13 @@ impl Reducible for Model {
                 m.tl.borrow_mut().seek(s);
             }
             Action::End => {
-                let mut tl = m.tl.borrow_mut();
-                let n = tl.len();
-                tl.seek(n);
+                {
+                    let mut tl = m.tl.borrow_mut();
+                    // The end of what is computed, one more slice on: never the whole future at once.
+                    tl.compute(SLICE);
+                    let n = tl.len();
+                    tl.seek(n);
+                }
                 m.playing = false;
             }
             Action::NextCaption => {
@@ -439,7 +486,7 @@ impl Reducible for Model {
                         }
                     }
                     if !done.is_empty() {
-                        tl.compute_all();
+                        tl.compute(SLICE);
                     }
                 }
                 let forked = before.cursor() < before.len();
@@ -546,6 +593,9 @@ impl Reducible for Model {
             }
             Action::Dismiss => m.notice = None,
         }
+        if m.events.len() != m.tl.borrow().len() || m.cursor() >= m.events.len() {
+            m.grow(ahead);
+        }
         Rc::new(m)
     }
 }
@@ -561,5 +611,46 @@ mod tests {
         assert_eq!(link_words(NodeId::ZK, NodeId::Broker(2)), "ZooKeeper–broker 2");
         assert_eq!(link_words(NodeId::Zk(1), NodeId::Broker(2)), "ZooKeeper zk1–broker 2");
         assert_eq!(link_words(NodeId::Zk(2), NodeId::Zk(3)), "ZooKeeper zk2–ZooKeeper zk3");
+    }
+
+    /// seed-incident with its end moved to 10^15 ms: only a bound would end it.
+    fn hostile() -> Scenario {
+        let mut s = builtin_scenario("seed-incident").unwrap();
+        s.end_ms = Some(1_000_000_000_000_000);
+        s
+    }
+
+    /// A permalink carrying a run without end opens at once: one slice computed, not the future;
+    /// a visible note says the run goes on; End computes one more slice, not everything.
+    #[test]
+    fn a_hostile_link_opens_with_one_slice_computed_and_says_so() {
+        let tl = Timeline::with_mode(hostile(), None, Mode::Legacy).unwrap();
+        let fragment = splitbrain_sim::share::Link::of(&tl, Mode::Legacy).encode();
+        let m = crate::share::model_for_fragment(&fragment);
+        assert!(m.notice.as_ref().is_none_or(|n| !n.error), "{:?}", m.notice);
+        assert_eq!(m.tl.borrow().scenario().end_ms, Some(1_000_000_000_000_000));
+        assert_eq!(m.tl.borrow().len(), SLICE, "one slice at open, not the whole future");
+        assert_eq!(m.events.len(), SLICE);
+        let note = m.run_note().expect("a note says the run goes on");
+        assert!(note.contains("5000 steps computed so far"), "{note}");
+        let m = Rc::new(m).reduce(Action::End);
+        assert_eq!(m.tl.borrow().len(), 2 * SLICE);
+        assert_eq!(m.cursor(), 2 * SLICE);
+        assert_eq!(m.events.len(), 2 * SLICE, "the event log takes in the new slice");
+        let m = m.reduce(Action::Back).reduce(Action::Forward).reduce(Action::Forward);
+        assert_eq!(m.tl.borrow().len(), 3 * SLICE, "stepping past the end computes the next slice");
+        assert_eq!(m.cursor(), 2 * SLICE + 1);
+    }
+
+    /// A run cut at a bound says which, and a built-in run (complete) has no note.
+    #[test]
+    fn a_run_cut_at_a_bound_shows_a_note() {
+        let limits = splitbrain_sim::Limits { max_steps: 300, max_time_ms: u64::MAX };
+        let tl = Timeline::with_limits(hostile(), None, Mode::Legacy, limits).unwrap();
+        let m = Model::from_restored(tl, "hostile".into(), Mode::Legacy);
+        assert_eq!(m.tl.borrow().len(), 300);
+        let note = m.run_note().expect("a note");
+        assert!(note.contains("cut at the step limit of 300 steps after 300 steps"), "{note}");
+        assert_eq!(Model::initial().run_note(), None, "seed-incident is computed whole");
     }
 }

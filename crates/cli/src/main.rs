@@ -2,19 +2,23 @@
 //!
 //! ```text
 //! splitbrain scenarios
-//! splitbrain run <built-in | path.json> [--seed N] [--until-ms T] [--json]
+//! splitbrain run <built-in | path.json> [--seed N] [--until-ms T] [--max-steps N] [--max-time-ms T] [--json]
 //! splitbrain coordinator <group> [--partitions N]
 //! ```
-//! Bad input prints one line naming the problem and exits with status 2.
+//! Bad input prints one line naming the problem and exits with status 2. Every run is held to the
+//! core's [`Limits`] (200 000 steps, 30 days of virtual time, unless raised with `--max-steps` /
+//! `--max-time-ms`): a scenario that ends past the time limit is refused (status 2, naming the
+//! limit), and a run that meets the step limit is cut there with a note saying so.
 use splitbrain_sim::scenario::{builtin, builtins};
 use splitbrain_sim::view::describe_partition;
-use splitbrain_sim::{coordinator_partition, Mode, Scenario, World};
+use splitbrain_sim::{coordinator_partition, Limits, Mode, Scenario, World};
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
   splitbrain scenarios
   splitbrain run <built-in name | path.json> [--mode legacy|1.1|fenced|kraft] [--seed N] [--until-ms T] [--json]
+                 [--max-steps N] [--max-time-ms T]   (limits; defaults 200000 steps, 2592000000 ms = 30 days)
                  (modes: legacy is Kafka 1.0.0, alias 1.0; 1.1 is 1.1.0; fenced is 2.1.0, alias 2.1)
   splitbrain coordinator <group> [--partitions N]
   splitbrain explore [--mode legacy|1.1|fenced|kraft] [--seed N] [--budget-schedules K | --budget-ms T]
@@ -104,9 +108,18 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
     let mut json = false;
     let mut mode = None;
     let mut no_return_n: Option<u32> = None;
+    let mut limits = Limits::default();
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
+            "--max-steps" => {
+                limits.max_steps = number::<u64>("--max-steps", args.get(i + 1))?;
+                i += 1;
+            }
+            "--max-time-ms" => {
+                limits.max_time_ms = number::<u64>("--max-time-ms", args.get(i + 1))?;
+                i += 1;
+            }
             "--no-return" => {
                 // An optional count of continuations follows.
                 match args.get(i + 1).and_then(|v| v.parse::<u32>().ok()) {
@@ -145,6 +158,13 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
     let mut world =
         World::with_mode(&scenario, seed.unwrap_or(scenario.seed), mode).map_err(|e| Fail(format!("{spec}: {e}")))?;
     let end = until.unwrap_or(world.config().end_ms).min(world.config().end_ms);
+    if end > limits.max_time_ms {
+        return Err(Fail(format!(
+            "{spec}: the run would go on to {end} ms, past {}; raise it with --max-time-ms {end}, or stop earlier with --until-ms T",
+            splitbrain_sim::Bound::TimeMs(limits.max_time_ms).describe()
+        )));
+    }
+    world.set_limits(limits);
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut io_ok = true;
@@ -168,6 +188,19 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
         }
     }
     let summary = world.summary();
+    let stopped_by = world.stopped_by_until(end);
+    if let Some(b) = stopped_by {
+        let raise = match b {
+            splitbrain_sim::Bound::Steps(n) => format!("--max-steps {}", n.saturating_mul(2)),
+            splitbrain_sim::Bound::TimeMs(t) => format!("--max-time-ms {}", t.saturating_mul(2)),
+        };
+        eprintln!(
+            "splitbrain: note: the run was cut at {} (after {} steps, at {}), before its end at {end} ms; raise it with {raise}",
+            b.describe(),
+            world.step_count(),
+            fmt_time(world.now())
+        );
+    }
     if world.finished() {
         for (step, cmd) in world.unreached_step_faults() {
             eprintln!(
@@ -179,7 +212,12 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
     }
     if io_ok {
         if json {
-            let _ = writeln!(out, "{}", serde_json::json!({ "final": summary }));
+            let last = match stopped_by {
+                // Only a run cut at a bound says so: a complete run's line is as before.
+                Some(b) => serde_json::json!({ "final": summary, "stopped_by": b }),
+                None => serde_json::json!({ "final": summary }),
+            };
+            let _ = writeln!(out, "{last}");
         } else {
             let _ = print_summary(&mut out, &world);
         }

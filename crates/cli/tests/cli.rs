@@ -463,3 +463,67 @@ fn run_reports_the_point_of_no_return() {
     assert!(text.contains("no point of no return: the run does not end at leader -1"), "{text}");
     assert_bad(&["run", "seed-incident", "--no-return", "0"], "1 to 1000");
 }
+
+/// seed-incident with its end moved to 10^15 ms (1000 simulated days of a stuck consumer is 2 M
+/// events), written to a file; the path.
+fn hostile_scenario(tag: &str) -> std::path::PathBuf {
+    let mut s = splitbrain_sim::scenario::builtin("seed-incident").unwrap();
+    s.end_ms = Some(1_000_000_000_000_000);
+    let p = std::env::temp_dir().join(format!("splitbrain-hostile-{tag}-{}.json", std::process::id()));
+    std::fs::write(&p, s.to_json()).unwrap();
+    p
+}
+
+/// A scenario that ends past the virtual-time limit is refused at once: status 2, one line that
+/// names the limit and the flag that raises it.
+#[test]
+fn run_refuses_a_scenario_ending_past_the_time_limit() {
+    let p = hostile_scenario("time");
+    let o = sb(&["run", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("virtual-time limit of 2592000000 ms") && err.contains("--max-time-ms"), "{err}");
+    assert!(stdout(&o).is_empty());
+}
+
+/// Raising the time limit past the scenario's end, the run meets the step limit instead: it is
+/// cut there, says so in a note (and `--json` names the bound), and exits 0.
+#[test]
+fn run_cut_at_the_step_limit_says_so() {
+    let p = hostile_scenario("steps");
+    let o = sb(&["run", p.to_str().unwrap(), "--max-time-ms", "1000000000000000", "--max-steps", "3000", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let last: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    assert_eq!(last["stopped_by"], serde_json::json!({"steps": 3000}));
+    assert_eq!(last["final"]["steps"], 3000);
+    assert_eq!(out.lines().count(), 3001, "3000 events and the final line");
+    let err = stderr(&o);
+    assert!(
+        err.contains("note: the run was cut at the step limit of 3000 steps") && err.contains("--max-steps"),
+        "{err}"
+    );
+}
+
+/// `--until-ms` within the limit runs the hostile scenario to that time (no bound met, no note).
+#[test]
+fn run_within_the_limits_has_no_note() {
+    let p = hostile_scenario("until");
+    let o = sb(&["run", p.to_str().unwrap(), "--until-ms", "200000000", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("cut at"), "{}", stderr(&o));
+    let last: serde_json::Value = serde_json::from_str(stdout(&o).lines().last().unwrap()).unwrap();
+    assert!(last.get("stopped_by").is_none(), "{last}");
+    assert!(last["final"]["time_ms"].as_u64().unwrap() <= 200_000_000);
+}
+
+/// A built-in run to its end names no bound: its last line is `{"final": ..}` alone.
+#[test]
+fn a_complete_run_names_no_bound() {
+    let o = sb(&["run", "clean-failover", "--json"]);
+    let last: serde_json::Value = serde_json::from_str(stdout(&o).lines().last().unwrap()).unwrap();
+    assert!(last.get("stopped_by").is_none(), "{last}");
+    let o = sb(&["run", "clean-failover", "--max-steps", "x"]);
+    assert_eq!(o.status.code(), Some(2));
+}

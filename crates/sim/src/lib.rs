@@ -7,9 +7,10 @@
 //! partition with leader -1 and a consumer group without a coordinator.
 //!
 //! The core is sans-IO, in the style of `quinn-proto`: inputs are values ([`Command`]), the world
-//! advances one queued item per [`World::step`], and every step returns an [`Event`]. A
-//! [`Timeline`] keeps every step's world so a UI can show any earlier step in O(1) and fork the
-//! future when the user acts in the past.
+//! advances one queued item per [`World::step`], and every step returns an [`Event`], within the
+//! run's [`Limits`]. A [`Timeline`] keeps a world every few steps and replays the rest, so a UI
+//! can show any earlier step in bounded time and memory, and fork the future when the user acts in
+//! the past.
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -28,6 +29,7 @@ pub mod explore;
 pub mod export;
 pub mod ids;
 pub mod kraft;
+pub mod limits;
 pub mod mark;
 pub mod message;
 pub mod mode;
@@ -47,6 +49,7 @@ pub use command::{Command, Direction};
 pub use consumer::{coordinator_partition, java_string_hash, kafka_abs};
 pub use event::{Event, EventKind};
 pub use ids::{NodeId, TopicPartition};
+pub use limits::{Bound, Limits};
 pub use mark::Mark;
 pub use mode::{Behaviour, Mode};
 pub use scenario::{Scenario, ScenarioError};

@@ -1,13 +1,20 @@
-//! The history of a run, for stepping back and forth: every step's world is kept (the worlds share
-//! unchanged parts through `Rc`, so a step costs one copy of what it changed), so any earlier step
-//! is shown again in O(1). Acting at an earlier step forks: the old future is set aside and one
-//! undo restores it. The user's commands and the steps they were made at are the list a permalink
-//! stores.
+//! The history of a run, for stepping back and forth. Memory is bounded per step: the timeline
+//! keeps the world only every [`CHECKPOINT_EVERY`] steps (a checkpoint; the worlds share unchanged
+//! parts through `Rc`), plus the world shown and the world at the end of what is computed. Showing
+//! another step replays from the nearest checkpoint at or before it ([`Timeline::replay`]: the
+//! world is deterministic, and the user's commands are replayed at their steps), so stepping back
+//! costs at most `CHECKPOINT_EVERY - 1` steps whatever the length of the run. The events are kept
+//! (they are bounded per step); replay yields them again, so they could be rendered on demand.
+//! Acting at an earlier step forks: the old future is set aside and one undo restores it. The
+//! user's commands and the steps they were made at are the list a permalink stores. A run stops
+//! at its [`Limits`], and [`Timeline::stopped_by`] says so.
 use crate::command::Command;
 use crate::event::Event;
+use crate::limits::{Bound, Limits};
 use crate::scenario::{Mode, Scenario, ScenarioError};
 use crate::view::View;
 use crate::world::World;
+use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
@@ -21,24 +28,31 @@ pub struct UserCommand {
     pub command: Command,
 }
 
+/// Steps between two kept worlds: stepping back replays at most this many steps minus one.
+pub const CHECKPOINT_EVERY: usize = 32;
+
+/// What one [`Timeline::apply`] replaces, kept for one undo.
 #[derive(Clone)]
-struct Saved {
-    worlds: Vec<World>,
+struct History {
+    /// `checkpoints[i]` is the world after `i * CHECKPOINT_EVERY` steps.
+    checkpoints: Vec<World>,
     events: Vec<Event>,
     user: Vec<UserCommand>,
-    cursor: usize,
+    /// The world after `events.len()` steps, where the run continues.
+    last: World,
+    /// True once the run can go no further (it ended, or met a bound).
+    complete: bool,
 }
 
 /// A run with its history.
 #[derive(Clone)]
 pub struct Timeline {
     scenario: Scenario,
-    worlds: Vec<World>,
-    events: Vec<Event>,
-    user: Vec<UserCommand>,
+    h: History,
     cursor: usize,
-    undo: Option<Saved>,
-    limit: usize,
+    /// The world after `cursor` steps.
+    shown: World,
+    undo: Option<(History, usize)>,
 }
 
 impl Timeline {
@@ -48,17 +62,32 @@ impl Timeline {
         Self::with_mode(scenario, seed, mode)
     }
 
-    /// A timeline at step 0 running the given Kafka behaviour.
+    /// A timeline at step 0 running the given Kafka behaviour, within the default [`Limits`].
     pub fn with_mode(scenario: Scenario, seed: Option<u64>, mode: Mode) -> Result<Timeline, ScenarioError> {
-        let w = World::with_mode(&scenario, seed.unwrap_or(scenario.seed), mode)?;
+        Self::with_limits(scenario, seed, mode, Limits::default())
+    }
+
+    /// A timeline at step 0 running the given Kafka behaviour, within `limits`.
+    pub fn with_limits(
+        scenario: Scenario,
+        seed: Option<u64>,
+        mode: Mode,
+        limits: Limits,
+    ) -> Result<Timeline, ScenarioError> {
+        let mut w = World::with_mode(&scenario, seed.unwrap_or(scenario.seed), mode)?;
+        w.set_limits(limits);
         Ok(Timeline {
             scenario,
-            worlds: alloc::vec![w],
-            events: Vec::new(),
-            user: Vec::new(),
+            h: History {
+                checkpoints: alloc::vec![w.clone()],
+                events: Vec::new(),
+                user: Vec::new(),
+                last: w.clone(),
+                complete: false,
+            },
             cursor: 0,
+            shown: w,
             undo: None,
-            limit: 20_000,
         })
     }
 
@@ -74,27 +103,67 @@ impl Timeline {
 
     /// Steps computed so far.
     pub fn len(&self) -> usize {
-        self.events.len()
+        self.h.events.len()
     }
 
     /// True before any step.
     pub fn is_empty(&self) -> bool {
-        self.events.is_empty()
+        self.h.events.is_empty()
     }
 
     /// All computed events (step i is `events()[i-1]`).
     pub fn events(&self) -> &[Event] {
-        &self.events
+        &self.h.events
     }
 
     /// The world at the cursor.
     pub fn world(&self) -> &World {
-        &self.worlds[self.cursor]
+        &self.shown
     }
 
-    /// The world after `step` steps, if computed.
-    pub fn world_at(&self, step: usize) -> Option<&World> {
-        self.worlds.get(step)
+    /// The world after `step` steps, if computed: borrowed when kept (the cursor's, the last
+    /// one, a checkpoint), else replayed from the checkpoint before it.
+    pub fn world_at(&self, step: usize) -> Option<Cow<'_, World>> {
+        if step > self.len() {
+            None
+        } else if step == self.cursor {
+            Some(Cow::Borrowed(&self.shown))
+        } else if step == self.len() {
+            Some(Cow::Borrowed(&self.h.last))
+        } else if step % CHECKPOINT_EVERY == 0 {
+            Some(Cow::Borrowed(&self.h.checkpoints[step / CHECKPOINT_EVERY]))
+        } else {
+            Some(Cow::Owned(self.replay(step, |_| {})))
+        }
+    }
+
+    /// The world after `step` (≤ [`Timeline::len`]) steps, replayed from the nearest checkpoint at
+    /// or before it; `each` sees every replayed step's event (the same as
+    /// [`Timeline::events`] holds for those steps).
+    pub fn replay(&self, step: usize, mut each: impl FnMut(Event)) -> World {
+        let k = (step / CHECKPOINT_EVERY).min(self.h.checkpoints.len() - 1);
+        let mut w = self.h.checkpoints[k].clone();
+        for s in k * CHECKPOINT_EVERY..step {
+            if let Some(ev) = redo(&self.h.user, &mut w, s) {
+                each(ev);
+            }
+        }
+        w
+    }
+
+    /// Shows step `step` (≤ `len`).
+    fn show(&mut self, step: usize) {
+        if step == self.cursor {
+            return;
+        }
+        if step == self.cursor + 1 {
+            redo(&self.h.user, &mut self.shown, self.cursor);
+        } else if step == self.len() {
+            self.shown = self.h.last.clone();
+        } else {
+            self.shown = self.replay(step, |_| {});
+        }
+        self.cursor = step;
     }
 
     /// The view at the cursor.
@@ -104,7 +173,23 @@ impl Timeline {
 
     /// The user's commands.
     pub fn user_commands(&self) -> &[UserCommand] {
-        &self.user
+        &self.h.user
+    }
+
+    /// The bound the run stopped at, if it met one (as far as it is computed).
+    pub fn stopped_by(&self) -> Option<Bound> {
+        self.h.last.stopped_by()
+    }
+
+    /// The limits the run is held to.
+    pub fn limits(&self) -> Limits {
+        self.h.last.limits()
+    }
+
+    /// True once the whole run is computed (it ended, or met a bound). Until then the future is
+    /// computed as it is needed.
+    pub fn is_complete(&self) -> bool {
+        self.h.complete
     }
 
     /// The scenario with the user's faults in it (at the steps they were made), the run's seed
@@ -112,18 +197,18 @@ impl Timeline {
     /// scenario fault due at a step the user took is dropped, as the run dropped it.
     pub fn scenario_with_user_faults(&self, mode: Mode) -> Scenario {
         let mut s = self.scenario.clone();
-        if let Some(w) = self.worlds.first() {
-            s.seed = w.seed();
-            s.end_ms = Some(w.config().end_ms);
-        }
+        let w = &self.h.checkpoints[0];
+        s.seed = w.seed();
+        s.end_ms = Some(w.config().end_ms);
         s.mode = Some(mode);
-        s.after_steps.retain(|f| !self.user.iter().any(|u| u.at_step == f.after_step));
+        let user = &self.h.user;
+        s.after_steps.retain(|f| !user.iter().any(|u| u.at_step == f.after_step));
         s.after_steps.extend(
-            self.user.iter().map(|u| crate::scenario::StepFault { after_step: u.at_step, command: u.command.clone() }),
+            user.iter().map(|u| crate::scenario::StepFault { after_step: u.at_step, command: u.command.clone() }),
         );
         s.after_steps.sort_by_key(|f| f.after_step);
-        if !self.user.is_empty() {
-            let n = self.user.len();
+        if !user.is_empty() {
+            let n = user.len();
             s.description = alloc::format!(
                 "{}{}With {n} fault{} made in the playground.",
                 s.description,
@@ -139,12 +224,15 @@ impl Timeline {
     /// differ, for a side-by-side comparison.
     pub fn scenario_with_user_faults_by_time(&self) -> Scenario {
         let mut s = self.scenario.clone();
-        if let Some(w) = self.worlds.first() {
-            s.seed = w.seed();
-            s.end_ms = Some(w.config().end_ms);
-        }
-        for u in &self.user {
-            let at_ms = self.worlds.get(u.at_step as usize).map(|w| w.now()).unwrap_or(0);
+        let w = &self.h.checkpoints[0];
+        s.seed = w.seed();
+        s.end_ms = Some(w.config().end_ms);
+        for u in &self.h.user {
+            // The time of the step a command was made after is that step's event's time.
+            let at_ms = match u.at_step as usize {
+                0 => w.now(),
+                k => self.h.events.get(k - 1).map(|e| e.time_ms).unwrap_or(0),
+            };
             s.script.push(crate::scenario::ScriptEntry { at_ms, command: u.command.clone() });
         }
         s
@@ -152,32 +240,47 @@ impl Timeline {
 
     /// The last computed step whose time is at or before `time_ms` (0 when none).
     pub fn step_at_time(&self, time_ms: u64) -> usize {
-        self.events.partition_point(|e| e.time_ms <= time_ms)
+        self.h.events.partition_point(|e| e.time_ms <= time_ms)
     }
 
     /// Computes one more step at the end; false when the run is over.
     fn extend(&mut self) -> bool {
-        if self.worlds.len() > self.limit {
+        if self.h.complete {
             return false;
         }
-        let mut w = self.worlds.last().expect("never empty").clone();
-        match w.step() {
+        match self.h.last.step() {
             Some(ev) => {
-                self.events.push(ev);
-                self.worlds.push(w);
+                self.h.events.push(ev);
+                if self.h.events.len() % CHECKPOINT_EVERY == 0 {
+                    self.h.checkpoints.push(self.h.last.clone());
+                }
                 true
             }
-            None => false,
+            None => {
+                self.h.complete = true;
+                false
+            }
         }
+    }
+
+    /// Computes up to `n` more steps at the end (without moving the cursor); false once the run
+    /// is complete. How a caller computes the future in slices.
+    pub fn compute(&mut self, n: usize) -> bool {
+        for _ in 0..n {
+            if !self.extend() {
+                return false;
+            }
+        }
+        !self.h.complete
     }
 
     /// Moves forward one step (computing it if needed); returns its event.
     pub fn forward(&mut self) -> Option<&Event> {
-        if self.cursor + 1 >= self.worlds.len() && !self.extend() {
+        if self.cursor >= self.len() && !self.extend() {
             return None;
         }
-        self.cursor += 1;
-        self.events.get(self.cursor - 1)
+        self.show(self.cursor + 1);
+        self.h.events.get(self.cursor - 1)
     }
 
     /// Moves back one step.
@@ -185,24 +288,24 @@ impl Timeline {
         if self.cursor == 0 {
             return false;
         }
-        self.cursor -= 1;
+        self.show(self.cursor - 1);
         true
     }
 
     /// Jumps to `step` (computing up to it if needed; stops at the end of the run).
     pub fn seek(&mut self, step: usize) {
-        while self.worlds.len() <= step && self.extend() {}
-        self.cursor = step.min(self.worlds.len() - 1);
+        while self.len() < step && self.extend() {}
+        self.show(step.min(self.len()));
     }
 
-    /// Computes the whole run (up to the step limit) without moving the cursor.
+    /// Computes the whole run (up to its [limits](Timeline::limits)) without moving the cursor.
     pub fn compute_all(&mut self) {
         while self.extend() {}
     }
 
     /// True when no further step exists after the cursor.
     pub fn at_end(&mut self) -> bool {
-        if self.cursor + 1 < self.worlds.len() {
+        if self.cursor < self.len() {
             return false;
         }
         !self.extend()
@@ -212,33 +315,33 @@ impl Timeline {
     /// (kept for one [`Timeline::undo`]).
     pub fn apply(&mut self, cmd: Command) -> Result<&Event, String> {
         // `World::apply` is the one validation; an impossible command changes nothing here.
-        let mut w = self.worlds[self.cursor].clone();
+        let mut w = self.shown.clone();
         let ev = w.apply(&cmd)?;
-        self.undo = Some(Saved {
-            worlds: self.worlds.clone(),
-            events: self.events.clone(),
-            user: self.user.clone(),
-            cursor: self.cursor,
-        });
-        self.worlds.truncate(self.cursor + 1);
-        self.events.truncate(self.cursor);
-        let at = self.cursor as u64;
-        self.user.retain(|u| u.at_step <= at);
-        self.user.push(UserCommand { at_step: at, command: cmd });
-        self.events.push(ev);
-        self.worlds.push(w);
+        self.undo = Some((self.h.clone(), self.cursor));
+        let at = self.cursor;
+        let h = &mut self.h;
+        h.checkpoints.truncate(at / CHECKPOINT_EVERY + 1);
+        h.events.truncate(at);
+        h.user.retain(|u| u.at_step < at as u64);
+        h.user.push(UserCommand { at_step: at as u64, command: cmd });
+        h.events.push(ev);
+        if h.events.len() % CHECKPOINT_EVERY == 0 {
+            h.checkpoints.push(w.clone());
+        }
+        h.last = w.clone();
+        h.complete = false;
+        self.shown = w;
         self.cursor += 1;
-        Ok(&self.events[self.cursor - 1])
+        Ok(&self.h.events[self.cursor - 1])
     }
 
     /// Restores the timeline as it was before the last [`Timeline::apply`].
     pub fn undo(&mut self) -> bool {
         match self.undo.take() {
-            Some(s) => {
-                self.worlds = s.worlds;
-                self.events = s.events;
-                self.user = s.user;
-                self.cursor = s.cursor;
+            Some((h, cursor)) => {
+                self.h = h;
+                self.shown = self.replay(cursor, |_| {});
+                self.cursor = cursor;
                 true
             }
             None => false,
@@ -251,13 +354,22 @@ impl Timeline {
     }
 }
 
+/// Takes step `s + 1` again on `w` (the world after `s` steps): the user's command made there,
+/// else the world's own next step.
+fn redo(user: &[UserCommand], w: &mut World, s: usize) -> Option<Event> {
+    match user.binary_search_by_key(&(s as u64), |u| u.at_step) {
+        Ok(i) => w.apply(&user[i].command).ok(),
+        Err(_) => w.step(),
+    }
+}
+
 impl core::fmt::Debug for Timeline {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Timeline")
             .field("scenario", &self.scenario.name)
-            .field("steps", &self.events.len())
+            .field("steps", &self.h.events.len())
             .field("cursor", &self.cursor)
-            .field("user", &self.user)
+            .field("user", &self.h.user)
             .finish()
     }
 }

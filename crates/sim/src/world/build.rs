@@ -76,6 +76,7 @@ impl World {
             last_delivered: None,
             last_node: None,
             stalled: Vec::new(),
+            limits: crate::limits::Limits::default(),
         };
         if w.plane.kraft().is_none() {
             let mut log = super::StepLog::new(NodeId::ZK, crate::event::EventKind::Info, alloc::string::String::new());

@@ -2,6 +2,7 @@
 //! PRNG, the network, ZooKeeper, the brokers and the consumers. [`World::step`] processes exactly
 //! one queued item and returns its [`Event`]; [`World::apply`] injects a [`Command`] now. The fault
 //! injector (scripted faults) sits beside the code under test, in the same queue.
+mod bounds;
 mod build;
 mod control_plane;
 mod faults;
@@ -20,6 +21,7 @@ use crate::effects::{Effect, Outbox, Timer};
 use crate::event::{Event, EventKind};
 use crate::ids::{BrokerId, NodeId, TopicPartition};
 use crate::kraft::{self, Kraft};
+use crate::limits::Limits;
 use crate::message::{Message, Payload};
 use crate::network::Network;
 use crate::rng::Rng;
@@ -76,6 +78,8 @@ pub struct World {
     last_node: Option<NodeId>,
     /// Packets between two ZooKeeper servers held on a cut link, in send order.
     pub(crate) stalled: Vec<Message>,
+    /// The bounds of the run (see `bounds.rs`).
+    limits: Limits,
 }
 
 impl World {
@@ -219,15 +223,19 @@ impl World {
         self.step_until(self.cfg.end_ms)
     }
 
-    /// Processes the next queued item if it is due at or before `until_ms`.
+    /// Processes the next queued item if it is due at or before `until_ms`, within the run's
+    /// [limits](World::limits) (past one, `None`, and [`World::stopped_by`] says which).
     pub fn step_until(&mut self, until_ms: u64) -> Option<Event> {
+        if self.step >= self.limits.max_steps {
+            return None;
+        }
         // A fault placed by step number (a playground export) comes first, whatever the time.
         if let Ok(i) = self.cfg.after_steps.binary_search_by_key(&self.step, |(s, _)| *s) {
             let cmd = self.cfg.after_steps[i].1.clone();
             return self.apply(&cmd).ok();
         }
         let t = self.queue.peek_time()?;
-        if t > until_ms {
+        if t > until_ms || t > self.limits.max_time_ms {
             return None;
         }
         let (t, item) = self.queue.pop()?;

@@ -108,6 +108,9 @@ impl World {
             last_delivered: _,
             last_node: _,
             stalled,
+            // The run's bounds: the same for every world a search compares (the step bound counts
+            // steps, which are labels here).
+            limits: _,
         } = self;
         let mut h = Fnv::default();
         cfg.hash(&mut h);
