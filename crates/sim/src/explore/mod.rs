@@ -99,6 +99,7 @@ pub struct Counterexample {
 pub fn violates(base: &Scenario, schedule: &[ScriptEntry], opts: &Options) -> Option<u64> {
     let s = with_schedule(base, schedule, opts.settle_ms);
     let mut w = World::with_mode(&s, opts.seed, opts.mode).ok()?;
+    w.set_render(false);
     let mut guard = 0u32;
     while w.step().is_some() {
         guard += 1;
@@ -301,6 +302,7 @@ impl Explorer {
         s.script.clear();
         s.end_ms = Some(u64::MAX / 4);
         let Ok(mut w) = World::with_mode(&s, self.opts.seed, self.opts.mode) else { return (Vec::new(), false) };
+        w.set_render(false);
         let brokers: Vec<NodeId> = self.base.cluster.brokers.iter().map(|b| NodeId::Broker(*b)).collect();
         let mut out: Vec<ScriptEntry> = Vec::new();
         let mut steps = 0u32;
