@@ -39,35 +39,77 @@ pub struct Alert {
     pub message: String,
 }
 
-/// Every alert that holds now, in a stable order (`memo`: the cache-divergence findings of the
-/// last call, updated).
+/// A message formatted only when the world renders (`World::set_render`); empty otherwise.
+fn text(render: bool, f: impl FnOnce() -> String) -> String {
+    if render {
+        f()
+    } else {
+        String::new()
+    }
+}
+
+/// Every alert that holds now, in a stable order, computed from scratch (`memo`: the
+/// cache-divergence findings of the last call, updated). [`Incremental`] gives the same answer
+/// from what a step touched; this is the reference it is checked against.
 pub(crate) fn check<'a>(
     zk: &DataTree,
     brokers: impl Iterator<Item = &'a Rc<Broker>> + Clone,
     consumers: impl Iterator<Item = &'a Rc<Consumer>>,
     memo: &mut DivergenceMemo,
+    render: bool,
 ) -> Vec<Alert> {
     let mut out = Vec::new();
-    let acting: Vec<BrokerId> = brokers.clone().filter(|b| b.alive && b.is_active()).map(|b| b.id).collect();
+    multiple_controllers(&acting(brokers.clone()), render, &mut out);
+    leaderless_in_tree(zk, render, &mut out);
+    divergences(zk, brokers, memo, None, render, &mut out);
+    no_coordinator(consumers, render, &mut out);
+    out
+}
+
+/// The live brokers acting as controller.
+fn acting<'a>(brokers: impl Iterator<Item = &'a Rc<Broker>>) -> Vec<BrokerId> {
+    brokers.filter(|b| b.alive && b.is_active()).map(|b| b.id).collect()
+}
+
+fn multiple_controllers(acting: &[BrokerId], render: bool, out: &mut Vec<Alert>) {
     if acting.len() > 1 {
         out.push(Alert {
             kind: AlertKind::MultipleControllers,
             key: String::from("multiple_controllers"),
-            message: format!(
-                "{} brokers act as controller: {} (split brain)",
-                acting.len(),
-                fmt_ids(acting.iter().copied())
-            ),
+            message: text(render, || {
+                format!("{} brokers act as controller: {} (split brain)", acting.len(), fmt_ids(acting.iter().copied()))
+            }),
         });
     }
+}
+
+/// Leaderless partitions with a registered ISR member, in the tree's path order.
+fn leaderless_in_tree(zk: &DataTree, render: bool, out: &mut Vec<Alert>) {
     let registered: BTreeSet<BrokerId> = zk.children("/brokers/ids").iter().filter_map(|s| s.parse().ok()).collect();
     for (path, node) in zk.nodes() {
         if let ZData::PartitionState { state } = &node.data {
-            leaderless(|| tp_of(path), state.leader, &state.isr, &registered, "alive", &mut out);
+            leaderless(|| tp_of(path), state.leader, &state.isr, &registered, "alive", render, out);
         }
     }
+}
+
+/// Cache divergence of every active, loaded controller, in broker order. `unchanged`: brokers
+/// (and the tree) known unchanged since the memo was made, whose finding is taken as it is.
+fn divergences<'a>(
+    zk: &DataTree,
+    brokers: impl Iterator<Item = &'a Rc<Broker>>,
+    memo: &mut DivergenceMemo,
+    unchanged: Option<&dyn Fn(BrokerId) -> bool>,
+    render: bool,
+    out: &mut Vec<Alert>,
+) {
     let mut seen = DivergenceMemo::new();
     for b in brokers.filter(|b| b.alive && b.is_active() && b.controller.ctx.loaded) {
+        if let (Some(d), Some(true)) = (memo.get(&b.id), unchanged.map(|u| u(b.id))) {
+            out.extend(d.alert.clone());
+            seen.insert(b.id, d.clone());
+            continue;
+        }
         let writing = b.controller.job.as_ref().map(|j| j.writing()).unwrap_or_default();
         let leadership = &b.controller.ctx.leadership;
         let d = match memo.get(&b.id) {
@@ -75,16 +117,123 @@ pub(crate) fn check<'a>(
             _ => Rc::new(Divergence {
                 zxid: zk.zxid(),
                 leadership: leadership.clone(),
-                writing: writing.clone(),
-                alert: cache_divergence(zk, b.id, leadership, &writing),
+                alert: cache_divergence(zk, b.id, leadership, &writing, render),
+                writing,
             }),
         };
         out.extend(d.alert.clone());
         seen.insert(b.id, d);
     }
     *memo = seen;
-    no_coordinator(consumers, &mut out);
-    out
+}
+
+/// What a step changed that the alerts read, collected by the world while the step runs.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Touched {
+    /// Brokers whose state was written (through `World::broker_mut`), in first-touch order.
+    pub brokers: Vec<BrokerId>,
+    /// A consumer's state was written.
+    pub consumers: bool,
+    /// The network changed.
+    pub net: bool,
+}
+
+impl Touched {
+    /// Notes a broker written.
+    pub fn broker(&mut self, id: BrokerId) {
+        if !self.brokers.contains(&id) {
+            self.brokers.push(id);
+        }
+    }
+
+    /// Nothing touched.
+    pub fn clear(&mut self) {
+        self.brokers.clear();
+        self.consumers = false;
+        self.net = false;
+    }
+}
+
+/// The alerts of the last step by section, each recomputed only when what it reads changed: the
+/// acting controllers when a broker was written; the leaderless partitions when the tree the
+/// alerts read (server and zxid) changed; a controller's cache divergence when the tree or a
+/// broker changed (and then only if its cache, the partitions it writes or the tree differ from
+/// its last finding, [`Divergence`]); the groups without coordinator when a consumer changed.
+/// The concatenation is, section for section, what [`check`] computes from scratch.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Incremental {
+    acting: Vec<BrokerId>,
+    multi: Vec<Alert>,
+    tree: Option<(crate::ids::NodeId, u64)>,
+    leaderless: Vec<Alert>,
+    divergence_memo: DivergenceMemo,
+    divergence: Vec<Alert>,
+    coordinator: Vec<Alert>,
+    render: bool,
+}
+
+impl Incremental {
+    /// Brings the sections up to date after a step; `None` when no alert (nor its text) changed,
+    /// otherwise every alert that holds now, in [`check`]'s order. `tree` names the tree read
+    /// (the server it is on and its zxid). `touched: None` recomputes everything.
+    pub(crate) fn update(
+        &mut self,
+        tree: (crate::ids::NodeId, u64),
+        zk: &DataTree,
+        brokers: &BTreeMap<BrokerId, Rc<Broker>>,
+        consumers: &BTreeMap<u32, Rc<Consumer>>,
+        touched: Option<&Touched>,
+        render: bool,
+    ) -> Option<Vec<Alert>> {
+        let all = touched.is_none() || render != self.render;
+        self.render = render;
+        let brokers_changed = all || touched.is_some_and(|t| !t.brokers.is_empty());
+        let tree_changed = all || self.tree != Some(tree);
+        let mut changed = false;
+        if brokers_changed {
+            let acting = acting(brokers.values());
+            if all || acting != self.acting {
+                let mut multi = Vec::new();
+                multiple_controllers(&acting, render, &mut multi);
+                changed |= multi != self.multi;
+                self.multi = multi;
+                self.acting = acting;
+            }
+        }
+        if tree_changed {
+            let mut l = Vec::new();
+            leaderless_in_tree(zk, render, &mut l);
+            changed |= l != self.leaderless;
+            self.leaderless = l;
+            self.tree = Some(tree);
+        }
+        if brokers_changed || tree_changed {
+            if all {
+                self.divergence_memo.clear();
+            }
+            let mut d = Vec::new();
+            let unchanged = |id: BrokerId| !tree_changed && touched.is_some_and(|t| !t.brokers.contains(&id));
+            divergences(zk, brokers.values(), &mut self.divergence_memo, Some(&unchanged), render, &mut d);
+            changed |= d != self.divergence;
+            self.divergence = d;
+        }
+        if all || touched.is_some_and(|t| t.consumers) {
+            let mut c = Vec::new();
+            no_coordinator(consumers.values(), render, &mut c);
+            changed |= c != self.coordinator;
+            self.coordinator = c;
+        }
+        changed.then(|| {
+            let mut out = Vec::with_capacity(
+                self.multi.len() + self.leaderless.len() + self.divergence.len() + self.coordinator.len(),
+            );
+            out.extend(self.multi.iter().cloned());
+            out.extend(self.leaderless.iter().cloned());
+            out.extend(self.divergence.iter().cloned());
+            out.extend(self.coordinator.iter().cloned());
+            out
+        })
+    }
 }
 
 /// What the cache-divergence check last found for one active controller, with everything it
@@ -109,17 +258,16 @@ fn cache_divergence(
     id: BrokerId,
     leadership: &BTreeMap<TopicPartition, Cached>,
     writing: &[TopicPartition],
+    render: bool,
 ) -> Option<Alert> {
     let mut diffs = Vec::new();
     for (tp, c) in leadership.iter().filter(|(tp, _)| !writing.contains(tp)) {
         if let Some(ZData::PartitionState { state }) = zk.get(&tp.state_path()).map(|n| &n.data) {
             if state.leader != c.state.leader || state.isr != c.state.isr || state.leader_epoch != c.state.leader_epoch
             {
-                diffs.push(format!(
-                    "{tp}: cache {} vs ZooKeeper {}",
-                    leader_isr_json(&c.state),
-                    leader_isr_json(state)
-                ));
+                diffs.push(text(render, || {
+                    format!("{tp}: cache {} vs ZooKeeper {}", leader_isr_json(&c.state), leader_isr_json(state))
+                }));
             }
         }
     }
@@ -127,37 +275,45 @@ fn cache_divergence(
         return None;
     }
     let n = diffs.len();
-    let mut shown: Vec<String> = diffs.into_iter().take(3).collect();
-    if n > 3 {
-        shown.push(format!("and {} more", n - 3));
-    }
     Some(Alert {
         kind: AlertKind::CacheDivergence,
         key: format!("cache_divergence:{id}"),
-        message: format!("controller {id}'s cache disagrees with ZooKeeper on {n} partition(s): {}", shown.join("; ")),
+        message: text(render, || {
+            let mut shown: Vec<String> = diffs.into_iter().take(3).collect();
+            if n > 3 {
+                shown.push(format!("and {} more", n - 3));
+            }
+            format!("controller {id}'s cache disagrees with ZooKeeper on {n} partition(s): {}", shown.join("; "))
+        }),
     })
 }
 
 /// The same properties in `kraft` mode: two voters leading one epoch (never legal in Raft); a
 /// committed partition with leader -1 while an unfenced broker is in its ISR; a group without
 /// a coordinator.
-pub fn check_kraft<'a>(k: &crate::kraft::Kraft, consumers: impl Iterator<Item = &'a Rc<Consumer>>) -> Vec<Alert> {
+pub fn check_kraft<'a>(
+    k: &crate::kraft::Kraft,
+    consumers: impl Iterator<Item = &'a Rc<Consumer>>,
+    render: bool,
+) -> Vec<Alert> {
     let mut out = Vec::new();
     for (epoch, leaders) in &k.epoch_leaders {
         if leaders.len() > 1 {
             out.push(Alert {
                 kind: AlertKind::MultipleControllers,
                 key: format!("multiple_leaders:{epoch}"),
-                message: format!("{} voters were elected leader of epoch {epoch} (Raft allows one)", leaders.len()),
+                message: text(render, || {
+                    format!("{} voters were elected leader of epoch {epoch} (Raft allows one)", leaders.len())
+                }),
             });
         }
     }
     let img = k.image();
     let live = img.live();
     for (tp, p) in &img.partitions {
-        leaderless(|| tp, p.leader, &p.isr, &live, "unfenced", &mut out);
+        leaderless(|| tp, p.leader, &p.isr, &live, "unfenced", render, &mut out);
     }
-    no_coordinator(consumers, &mut out);
+    no_coordinator(consumers, render, &mut out);
     out
 }
 
@@ -169,6 +325,7 @@ fn leaderless<T: Display>(
     isr: &[BrokerId],
     live: &BTreeSet<BrokerId>,
     live_word: &str,
+    render: bool,
     out: &mut Vec<Alert>,
 ) {
     if leader != NO_LEADER {
@@ -180,21 +337,25 @@ fn leaderless<T: Display>(
         out.push(Alert {
             kind: AlertKind::LeaderlessWithLiveIsr,
             key: format!("leaderless:{tp}"),
-            message: format!("{tp} has leader -1 although ISR member(s) {} are {live_word}", fmt_ids(alive)),
+            message: text(render, || {
+                format!("{tp} has leader -1 although ISR member(s) {} are {live_word}", fmt_ids(alive))
+            }),
         });
     }
 }
 
 /// A group whose consumer gets COORDINATOR_NOT_AVAILABLE (the same in every mode).
-fn no_coordinator<'a>(consumers: impl Iterator<Item = &'a Rc<Consumer>>, out: &mut Vec<Alert>) {
+fn no_coordinator<'a>(consumers: impl Iterator<Item = &'a Rc<Consumer>>, render: bool, out: &mut Vec<Alert>) {
     for c in consumers.filter(|c| c.status == ConsumerStatus::CoordinatorNotAvailable) {
         out.push(Alert {
             kind: AlertKind::NoCoordinator,
             key: format!("no_coordinator:{}", c.group),
-            message: format!(
-                "group '{}' has no coordinator: __consumer_offsets-{} has no live leader (COORDINATOR_NOT_AVAILABLE, {} attempts)",
-                c.group, c.partition, c.attempts
-            ),
+            message: text(render, || {
+                format!(
+                    "group '{}' has no coordinator: __consumer_offsets-{} has no live leader (COORDINATOR_NOT_AVAILABLE, {} attempts)",
+                    c.group, c.partition, c.attempts
+                )
+            }),
         });
     }
 }

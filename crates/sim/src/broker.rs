@@ -162,7 +162,7 @@ impl Broker {
         self.started_ms = now;
         self.last_isr_propagation_ms = Some(now);
         self.alive = true;
-        out.log(EventKind::Process, format!("[KafkaServer id={}] starting", self.id));
+        out.log(EventKind::Process, || format!("[KafkaServer id={}] starting", self.id));
         out.send(self.zk.server(), Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms });
     }
 
@@ -211,14 +211,13 @@ impl Broker {
     pub fn on_zk_closed(&mut self, cfg: &Config, out: &mut Outbox) {
         if self.zk.state == ConnState::Connected {
             self.zk.disconnect();
-            out.log(
-                EventKind::ZkSession,
+            out.log(EventKind::ZkSession, || {
                 format!(
                     "[ZkClient broker={}] zookeeper state changed (Disconnected): {} closed the connection",
                     self.id,
                     self.zk.server()
-                ),
-            );
+                )
+            });
         }
         self.move_server(cfg, out);
     }
@@ -230,10 +229,9 @@ impl Broker {
         }
         let (from, to) = self.zk.next_server();
         out.mark(crate::mark::Mark::ZkClientMoved { broker: self.id, from, to });
-        out.log(
-            EventKind::ZkSession,
-            format!("[ZkClient broker={}] opening socket connection to server {to}", self.id),
-        );
+        out.log(EventKind::ZkSession, || {
+            format!("[ZkClient broker={}] opening socket connection to server {to}", self.id)
+        });
         let session =
             if matches!(self.zk.state, ConnState::Expired | ConnState::Connecting) { None } else { self.zk.session };
         out.send(to, Payload::ZkConnect { session, timeout_ms: cfg.session_timeout_ms });
@@ -258,7 +256,7 @@ impl Broker {
         self.zk.disconnect();
         out.log(
             EventKind::ZkSession,
-            format!(
+            || format!(
                 "[ZkClient broker={}] zookeeper state changed (Disconnected): no answer within the read timeout; {} request(s) will be retried",
                 self.id,
                 self.zk.outstanding.len()
@@ -284,23 +282,21 @@ impl Broker {
                 self.zk.session = Some(s);
                 self.zk.state = ConnState::Connected;
                 if !new_session {
-                    out.log(
-                        EventKind::ZkSession,
+                    out.log(EventKind::ZkSession, || {
                         format!(
                             "[ZkClient broker={}] zookeeper state changed (SyncConnected) on session 0x{s:x}",
                             self.id
-                        ),
-                    );
+                        )
+                    });
                     self.resend(out);
                     return;
                 }
-                out.log(
-                    EventKind::ZkSession,
+                out.log(EventKind::ZkSession, || {
                     format!(
                         "[ZkClient broker={}] zookeeper state changed (SyncConnected): new session 0x{s:x}",
                         self.id
-                    ),
-                );
+                    )
+                });
                 self.on_new_session(cfg, out);
                 // ZkClient retries the interrupted operations on the new session.
                 self.resend(out);
@@ -320,7 +316,7 @@ impl Broker {
             let failed = self.zk.fail_all();
             out.log(
                 EventKind::ZkSession,
-                format!(
+                || format!(
                     "[ZooKeeperClient broker={}] Session expired: {} pending request(s) fail with SESSIONEXPIRED and are not retried; initializing a new session",
                     self.id,
                     failed.len()
@@ -425,16 +421,15 @@ impl Broker {
             Purpose::Register => match result {
                 ZkResult::Created { path } => {
                     self.registered = true;
-                    out.log(
-                        EventKind::Info,
-                        format!("[KafkaHealthcheck broker={}] Registered broker {} at path {path}", self.id, self.id),
-                    );
+                    out.log(EventKind::Info, || {
+                        format!("[KafkaHealthcheck broker={}] Registered broker {} at path {path}", self.id, self.id)
+                    });
                     out.mark(crate::mark::Mark::BrokerRegistered { broker: self.id, on_controller_thread: false });
                 }
                 ZkResult::Error { code: ZkError::NodeExists } => {
                     out.log(
                         EventKind::Info,
-                        format!(
+                        || format!(
                             "[KafkaHealthcheck broker={}] /brokers/ids/{} is still held by an older session; waiting for it to be deleted",
                             self.id, self.id
                         ),
@@ -498,7 +493,7 @@ impl Broker {
         if controller_epoch < self.controller_epoch {
             out.log(
                 EventKind::ControlRejected,
-                format!(
+                || format!(
                     "[ReplicaManager broker={}] Ignoring LeaderAndIsr request from controller {controller_id} with epoch {controller_epoch} since its controller epoch is old. Latest known controller epoch is {} (STALE_CONTROLLER_EPOCH)",
                     self.id, self.controller_epoch
                 ),
@@ -514,7 +509,7 @@ impl Broker {
             if p.leader_epoch <= local_epoch {
                 out.log(
                     EventKind::ControlRejected,
-                    format!(
+                    || format!(
                         "[ReplicaManager broker={}] Ignoring LeaderAndIsr from controller {controller_id} epoch {controller_epoch} for partition {} since its leader epoch {} is not higher than the current leader epoch {local_epoch}",
                         self.id, p.tp, p.leader_epoch
                     ),
@@ -526,7 +521,7 @@ impl Broker {
                 self.partitions.insert(p.tp.clone(), LocalPartition::from_info(&p, self.id));
                 out.log(
                     EventKind::ControlRequest,
-                    format!(
+                    || format!(
                         "[ReplicaManager broker={}] Became leader of {} with leader epoch {} ISR [{}] zkVersion {} (controller {controller_id} epoch {controller_epoch})",
                         self.id,
                         p.tp,
@@ -536,34 +531,31 @@ impl Broker {
                     ),
                 );
                 if p.tp.topic == OFFSETS_TOPIC && self.owned_offsets_partitions.insert(p.tp.partition) {
-                    out.log(
-                        EventKind::Info,
+                    out.log(EventKind::Info, || {
                         format!(
                             "[GroupCoordinator {}] Loading group metadata for partition {} (immigration)",
                             self.id, p.tp
-                        ),
-                    );
+                        )
+                    });
                 }
             } else if p.leader != NO_LEADER && self.metadata.alive.contains(&p.leader) {
                 self.partitions.insert(p.tp.clone(), LocalPartition::from_info(&p, self.id));
-                out.log(
-                    EventKind::ControlRequest,
+                out.log(EventKind::ControlRequest, || {
                     format!(
                         "[ReplicaManager broker={}] Became follower of broker {} for {} with leader epoch {}",
                         self.id, p.leader, p.tp, p.leader_epoch
-                    ),
-                );
+                    )
+                });
                 if was_leader && p.tp.topic == OFFSETS_TOPIC && self.owned_offsets_partitions.remove(&p.tp.partition) {
-                    out.log(
-                        EventKind::Info,
-                        format!("[GroupCoordinator {}] Unloading group metadata for {} (emigration)", self.id, p.tp),
-                    );
+                    out.log(EventKind::Info, || {
+                        format!("[GroupCoordinator {}] Unloading group metadata for {} (emigration)", self.id, p.tp)
+                    });
                 }
             } else {
                 // makeFollowers: "Only change partition state when the leader is available".
                 out.log(
                     EventKind::ControlRequest,
-                    format!(
+                    || format!(
                         "[ReplicaManager broker={}] Broker {} cannot become follower for partition {} since the new leader {} is unavailable; local state unchanged{}",
                         self.id,
                         self.id,
@@ -606,7 +598,7 @@ impl Broker {
         if controller_epoch < self.controller_epoch {
             out.log(
                 EventKind::ControlRejected,
-                format!(
+                || format!(
                     "[ReplicaManager broker={}] Received UpdateMetadata from an old controller {controller_id} with epoch {controller_epoch}. Latest known controller epoch is {} (ControllerMovedException)",
                     self.id, self.controller_epoch
                 ),
@@ -664,10 +656,9 @@ impl Broker {
     /// Holds a dropped controller request to `to`, to resend when the link heals.
     pub fn hold_control_request(&mut self, to: BrokerId, payload: Payload, out: &mut Outbox) {
         self.controller.hold(to, payload);
-        out.log(
-            EventKind::Info,
-            format!("controller {} will resend it when the link heals (RequestSendThread retries)", self.id),
-        );
+        out.log(EventKind::Info, || {
+            format!("controller {} will resend it when the link heals (RequestSendThread retries)", self.id)
+        });
     }
 
     /// `KafkaApis` for a consumer's request: FindCoordinator from the metadata cache, JoinGroup and
@@ -713,18 +704,20 @@ impl Broker {
         if !self.alive || self.isr_check_pending {
             return None;
         }
-        let changes = self.desired_isr(in_sync);
-        if changes.is_empty() {
+        // Without a copy of the changes: most steps change no ISR.
+        let (mut any, mut retry, mut shrink) = (false, true, false);
+        for (tp, lp) in &self.partitions {
+            let Some(isr) = self.desired_isr_of(tp, lp, in_sync) else { continue };
+            any = true;
+            // A write that failed is tried again at the next run of the isr-expiration task, every
+            // replica.lag.time.max.ms / 2 (1.0.0 ReplicaManager.scala:321): Partition.updateIsr
+            // logs "Cached zkVersion … skip updating ISR" each time (1.0.0 Partition.scala:560-573).
+            retry &= lp.isr_write_failed_at == Some(lp.zk_version);
+            shrink |= isr.len() < lp.isr.len();
+        }
+        if !any {
             return None;
         }
-        // A write that failed is tried again at the next run of the isr-expiration task, every
-        // replica.lag.time.max.ms / 2 (1.0.0 ReplicaManager.scala:321): Partition.updateIsr logs
-        // "Cached zkVersion … skip updating ISR" each time (1.0.0 Partition.scala:560-573).
-        let retry = changes.iter().all(|(tp, _)| {
-            let lp = &self.partitions[tp];
-            lp.isr_write_failed_at == Some(lp.zk_version)
-        });
-        let shrink = changes.iter().any(|(tp, isr)| isr.len() < self.partitions[tp].isr.len());
         Some(if retry {
             cfg.replica_lag_ms / 2
         } else if shrink {
@@ -745,30 +738,43 @@ impl Broker {
         &self,
         in_sync: &dyn Fn(&TopicPartition, BrokerId) -> bool,
     ) -> Vec<(TopicPartition, Vec<BrokerId>)> {
-        let mut v = Vec::new();
-        for (tp, lp) in &self.partitions {
-            if !lp.is_leader
-                || (lp.isr_write_failed_at == Some(lp.zk_version) && lp.isr_refusals >= ISR_REFUSAL_REPEATS)
-            {
-                continue;
-            }
-            if self.zk.has(|p| matches!(p, Purpose::IsrUpdate { tp: t, .. } if t == tp)) {
-                continue;
-            }
-            let mut want: Vec<BrokerId> =
-                lp.replicas.iter().copied().filter(|r| *r == self.id || in_sync(tp, *r)).collect();
-            // Keep the leader's ISR order for replicas that stay; append the ones that catch up.
-            let mut ordered: Vec<BrokerId> = lp.isr.iter().copied().filter(|r| want.contains(r)).collect();
-            want.retain(|r| !ordered.contains(r));
-            ordered.extend(want);
-            if !ordered.contains(&self.id) {
-                ordered.insert(0, self.id);
-            }
-            if ordered != lp.isr {
-                v.push((tp.clone(), ordered));
-            }
+        self.partitions
+            .iter()
+            .filter_map(|(tp, lp)| self.desired_isr_of(tp, lp, in_sync).map(|isr| (tp.clone(), isr)))
+            .collect()
+    }
+
+    /// The ISR one partition should have, when this broker leads it and it differs from its ISR.
+    fn desired_isr_of(
+        &self,
+        tp: &TopicPartition,
+        lp: &LocalPartition,
+        in_sync: &dyn Fn(&TopicPartition, BrokerId) -> bool,
+    ) -> Option<Vec<BrokerId>> {
+        if !lp.is_leader || (lp.isr_write_failed_at == Some(lp.zk_version) && lp.isr_refusals >= ISR_REFUSAL_REPEATS) {
+            return None;
         }
-        v
+        if self.zk.has(|p| matches!(p, Purpose::IsrUpdate { tp: t, .. } if t == tp)) {
+            return None;
+        }
+        let wanted = |r: BrokerId| r == self.id || in_sync(tp, r);
+        // The ISR stays as it is exactly when it holds the leader, every member is a replica
+        // still wanted, and every wanted replica is a member (asking `in_sync` once a replica).
+        let same = lp.isr.contains(&self.id)
+            && lp.isr.iter().all(|r| lp.replicas.contains(r) && wanted(*r))
+            && lp.replicas.iter().all(|r| lp.isr.contains(r) || !wanted(*r));
+        if same {
+            return None;
+        }
+        let mut want: Vec<BrokerId> = lp.replicas.iter().copied().filter(|r| wanted(*r)).collect();
+        // Keep the leader's ISR order for replicas that stay; append the ones that catch up.
+        let mut ordered: Vec<BrokerId> = lp.isr.iter().copied().filter(|r| want.contains(r)).collect();
+        want.retain(|r| !ordered.contains(r));
+        ordered.extend(want);
+        if !ordered.contains(&self.id) {
+            ordered.insert(0, self.id);
+        }
+        (ordered != lp.isr).then_some(ordered)
     }
 
     /// `Partition.maybeShrinkIsr` / `maybeExpandIsr`: write the new ISR with the cached zkVersion.
@@ -784,16 +790,15 @@ impl Broker {
                     controller_epoch: lp.controller_epoch,
                 },
             };
-            out.log(
-                EventKind::IsrChange,
+            out.log(EventKind::IsrChange, || {
                 format!(
                     "[Partition {tp} broker={}] {} ISR from {} to {}",
                     self.id,
                     if isr.len() < lp.isr.len() { "Shrinking" } else { "Expanding" },
                     fmt_ids(lp.isr.iter().copied()),
                     fmt_ids(isr.iter().copied())
-                ),
-            );
+                )
+            });
             let op = ZkOp::SetData { path: tp.state_path(), data, version: lp.zk_version };
             self.zk.send(op, Purpose::IsrUpdate { tp, isr }, out);
         }
@@ -805,15 +810,14 @@ impl Broker {
             ZkResult::Written { stat } => {
                 lp.isr = isr;
                 lp.zk_version = stat.version;
-                out.log(
-                    EventKind::IsrChange,
+                out.log(EventKind::IsrChange, || {
                     format!(
                         "[Partition {tp} broker={}] ISR updated to [{}] and zkVersion updated to [{}]",
                         self.id,
                         fmt_ids(lp.isr.iter().copied()),
                         stat.version
-                    ),
-                );
+                    )
+                });
                 self.record_isr_change(tp, out);
             }
             ZkResult::Error { code } => {
@@ -824,11 +828,11 @@ impl Broker {
                 } else {
                     format!("ISR update failed with {}", code.name())
                 };
-                out.log(EventKind::IsrChange, format!("[Partition {tp} broker={}] {why}", self.id));
+                out.log(EventKind::IsrChange, || format!("[Partition {tp} broker={}] {why}", self.id));
                 if lp.isr_refusals >= ISR_REFUSAL_REPEATS {
                     out.log(
                         EventKind::Info,
-                        format!(
+                        || format!(
                             "[Partition {tp} broker={}] (Kafka keeps retrying and logging this every replica.lag.time.max.ms/2 until a LeaderAndIsr brings a new zkVersion; the model stops after {ISR_REFUSAL_REPEATS} refusals to keep the trace finite)",
                             self.id
                         ),

@@ -148,13 +148,12 @@ impl Consumer {
         self.coordinator = None;
         self.status = ConsumerStatus::Discovering;
         self.heartbeat_scheduled = false;
-        out.log(
-            EventKind::Consumer,
+        out.log(EventKind::Consumer, || {
             format!(
                 "[Consumer clientId=c{}, groupId={}] {why}; looking up the coordinator (partition {})",
                 self.id, self.group, self.partition
-            ),
-        );
+            )
+        });
         self.find(out);
     }
 
@@ -176,7 +175,7 @@ impl Consumer {
                         self.status = ConsumerStatus::Joining;
                         out.log(
                             EventKind::Consumer,
-                            format!("[Consumer clientId=c{}, groupId={}] Discovered group coordinator broker {b} (from {from})", self.id, self.group),
+                            || format!("[Consumer clientId=c{}, groupId={}] Discovered group coordinator broker {b} (from {from})", self.id, self.group),
                         );
                         let corr = self.corr();
                         out.send(NodeId::Broker(b), Payload::JoinGroup { group: self.group.clone(), corr });
@@ -188,7 +187,7 @@ impl Consumer {
                         let wait = self.backoff();
                         out.log(
                             EventKind::Consumer,
-                            format!(
+                            || format!(
                                 "[Consumer clientId=c{}, groupId={}] FindCoordinator to {from} failed: {} (attempt {}); retrying in {wait} ms",
                                 self.id,
                                 self.group,
@@ -216,7 +215,7 @@ impl Consumer {
                             self.attempts = 0;
                             out.log(
                                 EventKind::Consumer,
-                                format!(
+                                || format!(
                                     "[Consumer clientId=c{}, groupId={}] Successfully joined group with coordinator broker {}",
                                     self.id,
                                     self.group,
@@ -274,7 +273,7 @@ impl Consumer {
                     ConsumerStatus::Discovering | ConsumerStatus::CoordinatorNotAvailable => {
                         out.log(
                             EventKind::Consumer,
-                            format!("[Consumer clientId=c{}, groupId={}] FindCoordinator got no answer within {REQUEST_TIMEOUT_MS} ms; trying another broker", self.id, self.group),
+                            || format!("[Consumer clientId=c{}, groupId={}] FindCoordinator got no answer within {REQUEST_TIMEOUT_MS} ms; trying another broker", self.id, self.group),
                         );
                         self.find(out)
                     }

@@ -90,8 +90,27 @@ pub enum Effect {
     },
 }
 
+/// A log line's text, formatted only when the outbox renders ([`Outbox::render`]): a `String`
+/// already made, or a closure that makes it.
+pub trait Line {
+    /// The text.
+    fn text(self) -> String;
+}
+
+impl Line for String {
+    fn text(self) -> String {
+        self
+    }
+}
+
+impl<F: FnOnce() -> String> Line for F {
+    fn text(self) -> String {
+        self()
+    }
+}
+
 /// The effects of one handler call, in order.
-#[derive(Clone, Default, Debug)]
+#[derive(Clone, Debug)]
 pub struct Outbox {
     /// Effects.
     pub effects: Vec<Effect>,
@@ -99,9 +118,24 @@ pub struct Outbox {
     /// `zk: … → …`); `None` keeps the line the world wrote for the delivery or timer. Not an
     /// effect: it replaces the step's line rather than adding one.
     pub headline: Option<(EventKind, String)>,
+    /// Whether log lines and the headline are formatted (the world's render switch,
+    /// `World::set_render`). Off, they keep their kinds with empty text: the same decisions,
+    /// no formatting.
+    pub render: bool,
+}
+
+impl Default for Outbox {
+    fn default() -> Self {
+        Outbox::new(true)
+    }
 }
 
 impl Outbox {
+    /// An empty outbox that formats its lines or not.
+    pub fn new(render: bool) -> Self {
+        Outbox { effects: Vec::new(), headline: None, render }
+    }
+
     /// Queues a message.
     pub fn send(&mut self, to: NodeId, payload: Payload) {
         self.effects.push(Effect::Send { to, payload });
@@ -118,12 +152,14 @@ impl Outbox {
     }
 
     /// Writes a log line.
-    pub fn log(&mut self, kind: EventKind, line: String) {
+    pub fn log(&mut self, kind: EventKind, line: impl Line) {
+        let line = if self.render { line.text() } else { String::new() };
         self.effects.push(Effect::Log { kind, line });
     }
 
     /// Sets the step's main line and kind (the last call wins).
-    pub fn headline(&mut self, kind: EventKind, line: String) {
+    pub fn headline(&mut self, kind: EventKind, line: impl Line) {
+        let line = if self.render { line.text() } else { String::new() };
         self.headline = Some((kind, line));
     }
 }

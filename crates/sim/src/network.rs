@@ -7,6 +7,7 @@ use crate::ids::NodeId;
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
+use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 /// Link latencies by kind of link.
@@ -82,11 +83,17 @@ pub struct Link {
     pub latency_ms: u64,
 }
 
-/// All links.
+/// All links, in `(a, b)` order, found through a dense index: every node's position in `nodes`
+/// (sorted), and for each pair of positions the link's position in `links` (`NONE` when the two
+/// never talk). A lookup is two binary searches over a handful of nodes and one array read.
 #[derive(Clone, Debug, Default, Hash)]
 pub struct Network {
-    links: BTreeMap<(NodeId, NodeId), Link>,
+    links: Vec<Link>,
+    nodes: Vec<NodeId>,
+    index: Vec<u32>,
 }
+
+const NONE: u32 = u32::MAX;
 
 fn key(a: NodeId, b: NodeId) -> (NodeId, NodeId) {
     if a <= b {
@@ -99,7 +106,7 @@ fn key(a: NodeId, b: NodeId) -> (NodeId, NodeId) {
 impl Network {
     /// A full mesh for `nodes`, minus client–ZooKeeper and client–client (they never talk).
     pub fn new(nodes: &[NodeId], lat: &Latency) -> Self {
-        let mut links = BTreeMap::new();
+        let mut by_key = BTreeMap::new();
         for (i, &x) in nodes.iter().enumerate() {
             for &y in &nodes[i + 1..] {
                 let latency_ms = match (x, y) {
@@ -115,25 +122,46 @@ impl Network {
                 };
                 let (a, b) = key(x, y);
                 let up = DirState { up: true, gen: 0 };
-                links.insert((a, b), Link { a, b, a_to_b: up, b_to_a: up, latency_ms });
+                by_key.insert((a, b), Link { a, b, a_to_b: up, b_to_a: up, latency_ms });
             }
         }
-        Network { links }
+        let links: Vec<Link> = by_key.into_values().collect();
+        let mut nodes: Vec<NodeId> = links.iter().flat_map(|l| [l.a, l.b]).collect();
+        nodes.sort();
+        nodes.dedup();
+        let n = nodes.len();
+        let mut index = alloc::vec![NONE; n * n];
+        for (i, l) in links.iter().enumerate() {
+            let (x, y) = (nodes.binary_search(&l.a).unwrap_or(0), nodes.binary_search(&l.b).unwrap_or(0));
+            index[x * n + y] = i as u32;
+            index[y * n + x] = i as u32;
+        }
+        Network { links, nodes, index }
+    }
+
+    /// The position in `links` of the link between two nodes.
+    fn find(&self, a: NodeId, b: NodeId) -> Option<usize> {
+        let x = self.nodes.binary_search(&a).ok()?;
+        let y = self.nodes.binary_search(&b).ok()?;
+        match self.index[x * self.nodes.len() + y] {
+            NONE => None,
+            i => Some(i as usize),
+        }
     }
 
     /// The link between two nodes, if they can talk at all.
     pub fn link(&self, a: NodeId, b: NodeId) -> Option<&Link> {
-        self.links.get(&key(a, b))
+        self.find(a, b).map(|i| &self.links[i])
     }
 
     /// Every link.
     pub fn links(&self) -> impl Iterator<Item = &Link> {
-        self.links.values()
+        self.links.iter()
     }
 
     /// The state of the direction `from → to`.
     pub fn dir(&self, from: NodeId, to: NodeId) -> Option<DirState> {
-        let l = self.links.get(&key(from, to))?;
+        let l = self.link(from, to)?;
         Some(if from == l.a { l.a_to_b } else { l.b_to_a })
     }
 
@@ -148,7 +176,8 @@ impl Network {
     }
 
     fn set(&mut self, a: NodeId, b: NodeId, dir: Direction, up: bool) -> Result<bool, String> {
-        let l = self.links.get_mut(&key(a, b)).ok_or_else(|| format!("there is no link between {a} and {b}"))?;
+        let i = self.find(a, b).ok_or_else(|| format!("there is no link between {a} and {b}"))?;
+        let l = &mut self.links[i];
         let fwd = a == l.a;
         let (do_ab, do_ba) = match dir {
             Direction::Both => (true, true),
@@ -180,15 +209,15 @@ impl Network {
 
     /// Sets a link's latency.
     pub fn set_latency(&mut self, a: NodeId, b: NodeId, ms: u64) -> Result<(), String> {
-        let l = self.links.get_mut(&key(a, b)).ok_or_else(|| format!("there is no link between {a} and {b}"))?;
-        l.latency_ms = ms;
+        let i = self.find(a, b).ok_or_else(|| format!("there is no link between {a} and {b}"))?;
+        self.links[i].latency_ms = ms;
         Ok(())
     }
 
     /// Every peer `node` has a link with.
     pub fn peers(&self, node: NodeId) -> alloc::vec::Vec<NodeId> {
         self.links
-            .values()
+            .iter()
             .filter_map(|l| {
                 if l.a == node {
                     Some(l.b)

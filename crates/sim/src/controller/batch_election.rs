@@ -195,7 +195,7 @@ impl Controller {
         self.slog(
             io,
             EventKind::LeaderChange,
-            format!(
+            || format!(
                 "Changed partition {} from OfflinePartition to OnlinePartition with state {} (batched election; state znode now at zkVersion {version})",
                 u.tp,
                 leader_isr_json(&u.state)

@@ -146,7 +146,7 @@ impl Controller {
                     self.slog(
                         io,
                         EventKind::Info,
-                        format!(
+                        || format!(
                             "Changed state of replica {r} for partition {tp} from OnlineReplica to OfflineReplica (not in the ISR: {})",
                             leader_isr_json(&state)
                         ),
@@ -173,7 +173,7 @@ impl Controller {
         self.slog(
             io,
             kind,
-            format!(
+            || format!(
                 "Changed state of replica {r} for partition {tp} from OnlineReplica to OfflineReplica; state znode now {} (zkVersion {version}){why}",
                 leader_isr_json(&state)
             ),

@@ -102,15 +102,14 @@ impl Controller {
         let old = &self.ctx.live_brokers;
         let new: Vec<BrokerId> = cur.difference(old).copied().collect();
         let dead: Vec<BrokerId> = old.difference(&cur).copied().collect();
-        io.log(
-            EventKind::Info,
+        io.log(EventKind::Info, || {
             format!(
                 "Newly added brokers: {}, deleted brokers: {}, all live brokers: {}",
                 fmt_ids(new.iter().copied()),
                 fmt_ids(dead.iter().copied()),
                 fmt_ids(cur.iter().copied())
-            ),
-        );
+            )
+        });
         io.out.mark(Mark::BrokerChange {
             controller: io.id,
             added: new.clone(),
@@ -131,7 +130,7 @@ impl Controller {
     /// `onBrokerStartup`: UpdateMetadata to everyone, the new brokers' replicas Online (with
     /// LeaderAndIsr), then `triggerOnlinePartitionStateChange`.
     fn on_broker_startup(&mut self, new: &[BrokerId], io: &mut ControllerIo) {
-        io.log(EventKind::Info, format!("New broker startup callback for {}", fmt_ids(new.iter().copied())));
+        io.log(EventKind::Info, || format!("New broker startup callback for {}", fmt_ids(new.iter().copied())));
         io.out.mark(Mark::BrokerStartup { controller: io.id, brokers: new.to_vec() });
         self.update_metadata_all(io);
         let assignment = self.ctx.assignment.clone();
@@ -148,7 +147,7 @@ impl Controller {
     /// `onBrokerFailure` → `onReplicasBecomeOffline`: partitions whose *cached* leader died go
     /// Offline (and get an election); every replica on a dead broker leaves its ISR.
     fn on_broker_failure(&mut self, dead: &[BrokerId], io: &mut ControllerIo) {
-        io.log(EventKind::Info, format!("Broker failure callback for {}", fmt_ids(dead.iter().copied())));
+        io.log(EventKind::Info, || format!("Broker failure callback for {}", fmt_ids(dead.iter().copied())));
         for d in dead {
             self.held.remove(d);
         }
@@ -164,8 +163,7 @@ impl Controller {
         for tp in &without_leader {
             self.partition_states.insert(tp.clone(), PartitionState::OfflinePartition);
         }
-        io.log(
-            EventKind::Info,
+        io.log(EventKind::Info, || {
             format!(
                 "Partitions whose cached leader is offline: {} — {}",
                 without_leader.len(),
@@ -174,8 +172,8 @@ impl Controller {
                 } else {
                     short_list(&without_leader)
                 }
-            ),
-        );
+            )
+        });
         let mut steps = alloc::vec![election::Step::TriggerOnline.into()];
         // 1.1.0+ (batched_isr_removal): one batch per dead replica, see batch_isr.rs.
         let batched = io.cfg.behaviour().batched_isr_removal;
@@ -204,13 +202,13 @@ impl Controller {
     fn on_remove_read(&mut self, tp: TopicPartition, r: BrokerId, result: ZkResult, io: &mut ControllerIo) {
         let epoch = self.ctx.epoch;
         let Some((current, version)) = parse_state(&result) else {
-            io.log(EventKind::Info, format!("Cannot remove replica {r} from ISR of {tp} - leaderAndIsr is empty."));
+            io.log(EventKind::Info, || format!("Cannot remove replica {r} from ISR of {tp} - leaderAndIsr is empty."));
             return;
         };
         if current.controller_epoch > epoch {
             io.log(
                 EventKind::Info,
-                format!(
+                || format!(
                     "Leader and isr path written by another controller. This probably means the current controller with epoch {epoch} went through a soft failure and another controller was elected with epoch {}. Aborting state change by this controller",
                     current.controller_epoch
                 ),
@@ -222,7 +220,7 @@ impl Controller {
             None => {
                 io.log(
                     EventKind::Info,
-                    format!(
+                    || format!(
                         "Cannot remove replica {r} from ISR of partition {tp} since it is not in the ISR. Leader = {} ; ISR = [{}]",
                         current.leader,
                         fmt_ids(current.isr.iter().copied())
@@ -245,10 +243,9 @@ impl Controller {
         io: &mut ControllerIo,
     ) {
         let (kind, why) = self.note_isr_removed(tp, r, &state, io);
-        io.log(
-            kind,
-            format!("New leader and ISR for partition {tp} is {} (removed replica {r}){why}", leader_isr_json(&state)),
-        );
+        io.log(kind, || {
+            format!("New leader and ISR for partition {tp} is {} (removed replica {r}){why}", leader_isr_json(&state))
+        });
         self.offline_replica(tp, r, state, version);
     }
 

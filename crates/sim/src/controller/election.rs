@@ -156,17 +156,13 @@ impl Controller {
         match offline_leader(&assignment, &current, &live, io.cfg.unclean, epoch) {
             Ok(e) => {
                 if e.unclean {
-                    self.slog(
-                        io,
-                        EventKind::Info,
-                        format!("Unclean leader election for {tp}: no live replica in ISR; data loss is possible"),
-                    );
+                    self.slog(io, EventKind::Info, || {
+                        format!("Unclean leader election for {tp}: no live replica in ISR; data loss is possible")
+                    });
                 }
-                self.slog(
-                    io,
-                    EventKind::LeaderChange,
-                    format!("Selected new leader and ISR {} for offline partition {tp}", leader_isr_json(&e.state)),
-                );
+                self.slog(io, EventKind::LeaderChange, || {
+                    format!("Selected new leader and ISR {} for offline partition {tp}", leader_isr_json(&e.state))
+                });
                 io.out.mark(Mark::LeaderSelected {
                     controller: io.id,
                     partition: tp.clone(),
@@ -182,7 +178,7 @@ impl Controller {
                 self.slog(
                     io,
                     EventKind::LeaderChange,
-                    format!("Initiated state change for partition {tp} from OfflinePartition to OnlinePartition failed: NoReplicaOnlineException: {why}"),
+                    || format!("Initiated state change for partition {tp} from OfflinePartition to OnlinePartition failed: NoReplicaOnlineException: {why}"),
                 );
                 io.out.mark(Mark::LeaderElectionFailed { controller: io.id, partition: tp });
             }
@@ -202,7 +198,7 @@ impl Controller {
         self.slog(
             io,
             EventKind::LeaderChange,
-            format!(
+            || format!(
                 "Elected leader {} for Offline partition {tp} (leader and ISR {}; state znode now at zkVersion {version})",
                 state.leader,
                 leader_isr_json(&state)

@@ -189,7 +189,7 @@ impl Step {
                 Exec::Done
             }
             Step::FailoverDone => {
-                io.log(EventKind::Info, format!("Ready to serve as the new controller with epoch {epoch}"));
+                io.log(EventKind::Info, || format!("Ready to serve as the new controller with epoch {epoch}"));
                 Exec::Done
             }
             Step::MoveController(None) => Exec::Wait(ZkOp::Delete { path: "/controller".into(), version: -1 }),
@@ -253,7 +253,7 @@ impl Step {
                 } else {
                     c.active_id = id;
                     if id == -1 {
-                        io.log(EventKind::Info, "A controller has been elected but just resigned, this will result in another round of election".into());
+                        io.log(EventKind::Info, String::from("A controller has been elected but just resigned, this will result in another round of election"));
                     }
                 }
             }
@@ -271,7 +271,7 @@ impl Step {
                         c.ctx.epoch += 1;
                         c.ctx.epoch_zk_version = stat.version;
                         let line = if one_oh { "Incremented epoch to" } else { "Epoch incremented to" };
-                        io.log(EventKind::Info, format!("{line} {}", c.ctx.epoch));
+                        io.log(EventKind::Info, || format!("{line} {}", c.ctx.epoch));
                         io.out.mark(Mark::ControllerEpochIncremented {
                             broker: io.id,
                             controller_epoch: c.ctx.epoch,
@@ -283,9 +283,9 @@ impl Step {
                         // caught by `case oe: Throwable`; the epoch stays the one read.
                         io.log(
                             EventKind::Info,
-                            "Error while incrementing controller epoch: kafka.common.ControllerMovedException: Controller moved to another broker. Aborting controller startup procedure".into(),
+                            String::from("Error while incrementing controller epoch: kafka.common.ControllerMovedException: Controller moved to another broker. Aborting controller startup procedure"),
                         );
-                        io.log(EventKind::Info, format!("Incremented epoch to {}", c.ctx.epoch));
+                        io.log(EventKind::Info, || format!("Incremented epoch to {}", c.ctx.epoch));
                         io.out.mark(Mark::ControllerEpochBumpFailed {
                             broker: io.id,
                             controller_epoch: c.ctx.epoch,
@@ -312,13 +312,12 @@ impl Step {
             }
             Step::ReadBrokers(paths) => {
                 let live = readable_brokers(&paths, &result);
-                io.log(
-                    EventKind::Info,
+                io.log(EventKind::Info, || {
                     format!(
                         "Currently active brokers in the cluster: Set({})",
                         fmt_ids(live.iter().copied()).replace(',', ", ")
-                    ),
-                );
+                    )
+                });
                 io.out.mark(Mark::LiveBrokersRead { controller: io.id, live: live.iter().copied().collect() });
                 c.ctx.live_brokers = live;
             }
@@ -353,7 +352,7 @@ impl Step {
                     c.active_id = id;
                     io.log(
                         EventKind::Info,
-                        "Controller has already moved when trying to trigger controller movement".into(),
+                        String::from("Controller has already moved when trying to trigger controller movement"),
                     );
                 } else {
                     let expected = c.ctx.epoch_zk_version;
@@ -400,7 +399,7 @@ impl Controller {
             );
         } else {
             io.log(EventKind::ControllerElected, format!("{} successfully elected as the controller", io.id));
-            io.log(EventKind::Info, "Starting become controller state transition".into());
+            io.log(EventKind::Info, String::from("Starting become controller state transition"));
         }
         let known = io.cfg.behaviour().fenced_writes;
         io.out.mark(Mark::ControllerElected { broker: io.id, controller_epoch: known.then_some(self.ctx.epoch) });
@@ -427,7 +426,7 @@ impl Controller {
             self.resign_noting("triggerControllerMove".into(), io);
         } else {
             self.active_id = -1;
-            io.log(EventKind::Info, "Resigned (onControllerResignation: it was not the controller)".into());
+            io.log(EventKind::Info, String::from("Resigned (onControllerResignation: it was not the controller)"));
         }
         io.out.mark(Mark::ControllerMoveTriggered { broker: io.id, owner_checked: expected.is_some() });
         self.then(Step::MoveController(expected));
@@ -443,7 +442,7 @@ impl Controller {
         } else if !was && self.is_active(io.id) {
             io.log(
                 EventKind::Info,
-                format!(
+                || format!(
                     "Processed a stale ControllerChange({id}) queued earlier: activeControllerId = {id}, so isActive is true again, without a failover (the event carries the id read when it was enqueued)"
                 ),
             );
@@ -456,7 +455,7 @@ impl Controller {
         let name = self.job.as_ref().map(|j| j.event.name()).unwrap_or_default();
         io.log(
             EventKind::ControllerResigned,
-            format!(
+            || format!(
                 "Controller moved to another broker when processing {name}: /controller_epoch is no longer at version {}. Trigger controller move listener immediately",
                 self.ctx.epoch_zk_version
             ),
@@ -495,13 +494,12 @@ impl Controller {
                 note.push_str(&format!("; {tp}: {} (zkVersion {})", leader_isr_json(&c.state), c.zk_version));
             }
         }
-        io.log(
-            EventKind::Info,
+        io.log(EventKind::Info, || {
             format!(
                 "Loaded leader and ISR of {} partitions into the controller context{note}",
                 self.ctx.leadership.len()
-            ),
-        );
+            )
+        });
         io.out.mark(Mark::ContextLoaded { controller: io.id, partitions: self.ctx.leadership.len() as u32 });
     }
 
@@ -541,14 +539,13 @@ impl Controller {
         }
         self.partition_states = states;
         let online = self.ctx.assignment.len() - offline.len();
-        io.log(
-            EventKind::Info,
+        io.log(EventKind::Info, || {
             format!(
                 "Started partition state machine with initial state -> {online} OnlinePartition, {} OfflinePartition{}",
                 offline.len(),
                 if offline.is_empty() { String::new() } else { format!(" ({})", short_list(&offline)) }
-            ),
-        );
+            )
+        });
         io.out.mark(Mark::PartitionStatesStarted {
             controller: io.id,
             online: online as u32,

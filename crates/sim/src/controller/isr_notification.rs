@@ -110,7 +110,7 @@ impl Controller {
     /// The notified partitions' states are cached: send UpdateMetadata, then delete the
     /// notifications.
     fn isr_states_read(&mut self, tps: &[TopicPartition], paths: Vec<String>, io: &mut ControllerIo) {
-        io.log(EventKind::Info, format!("Processed ISR change notification for {}", short_list(tps)));
+        io.log(EventKind::Info, || format!("Processed ISR change notification for {}", short_list(tps)));
         self.flush(io);
         self.then(Step::DeleteNotifications(paths));
     }

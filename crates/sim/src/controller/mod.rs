@@ -47,7 +47,7 @@ mod requests;
 #[cfg(test)]
 mod tests;
 
-use crate::effects::Outbox;
+use crate::effects::{Line, Outbox};
 use crate::event::EventKind;
 use crate::ids::{fmt_ids, BrokerId, TopicPartition};
 use crate::mark::Mark;
@@ -144,9 +144,9 @@ pub struct ControllerIo<'a> {
 
 impl ControllerIo<'_> {
     /// A log line in `KafkaController`'s voice.
-    fn log(&mut self, kind: EventKind, text: String) {
-        let line = format!("[Controller id={}] {text}", self.id);
-        self.out.log(kind, line);
+    fn log(&mut self, kind: EventKind, text: impl Line) {
+        let id = self.id;
+        self.out.log(kind, move || format!("[Controller id={id}] {}", text.text()));
     }
 }
 
@@ -329,9 +329,9 @@ impl Controller {
     }
 
     /// A log line in `KafkaController`'s voice that names the controller epoch (state changes).
-    fn slog(&self, io: &mut ControllerIo, kind: EventKind, text: String) {
-        let line = format!("[Controller id={} epoch={}] {text}", io.id, self.ctx.epoch);
-        io.out.log(kind, line);
+    fn slog(&self, io: &mut ControllerIo, kind: EventKind, text: impl Line) {
+        let (id, epoch) = (io.id, self.ctx.epoch);
+        io.out.log(kind, move || format!("[Controller id={id} epoch={epoch}] {}", text.text()));
     }
 
     /// Runs `steps` next, before the rest of the current event.
@@ -565,7 +565,7 @@ impl Controller {
         if let Some(job) = self.job.take() {
             io.log(
                 EventKind::Info,
-                format!(
+                || format!(
                     "Error processing event {}: KeeperException$SessionExpiredException (its pending ZooKeeper call is not retried)",
                     job.event.name()
                 ),
@@ -575,10 +575,9 @@ impl Controller {
         self.queue.clear();
         let was = self.is_active(io.id);
         self.active_id = -1;
-        io.log(
-            EventKind::Info,
-            format!("Processing Expire (queue cleared: {dropped} event(s) dropped); activeControllerId = -1"),
-        );
+        io.log(EventKind::Info, || {
+            format!("Processing Expire (queue cleared: {dropped} event(s) dropped); activeControllerId = -1")
+        });
         if was {
             self.resign_noting("its session expired; Expire does not read /controller".into(), io);
         }

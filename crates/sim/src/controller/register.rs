@@ -80,7 +80,7 @@ impl Step {
                 zk_log(io, why);
                 io.log(
                     EventKind::Info,
-                    "Error processing event RegisterBrokerAndReelect: KeeperException$NodeExistsException (Reelect does not run)".into(),
+                    String::from("Error processing event RegisterBrokerAndReelect: KeeperException$NodeExistsException (Reelect does not run)"),
                 );
                 c.abandon_event();
             }

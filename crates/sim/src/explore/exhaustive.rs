@@ -157,7 +157,8 @@ impl Exhaustive {
         base.pin_zookeeper();
         let alphabet = alphabet(&base, opts.operator);
         let root = super::with_schedule(&base, &[], opts.settle_ms);
-        let world = World::with_mode(&root, opts.seed, opts.mode).map_err(|e| format!("{e}"))?;
+        let mut world = World::with_mode(&root, opts.seed, opts.mode).map_err(|e| format!("{e}"))?;
+        world.set_render(false);
         Ok(Exhaustive {
             opts: opts.clone(),
             grid: grid.to_vec(),

@@ -115,6 +115,7 @@ pub struct Counterexample {
 pub fn violates(base: &Scenario, schedule: &[ScriptEntry], opts: &Options) -> Option<u64> {
     let s = with_schedule(base, schedule, opts.settle_ms);
     let mut w = World::with_mode(&s, opts.seed, opts.mode).ok()?;
+    w.set_render(false);
     let mut guard = 0u32;
     while w.step().is_some() {
         guard += 1;
@@ -403,6 +404,7 @@ fn replay(base: &Scenario, schedule: &[ScriptEntry], opts: &Options) -> Facts {
     let mut facts = Facts::default();
     let s = with_schedule(base, schedule, opts.settle_ms);
     let Ok(mut w) = World::with_mode(&s, opts.seed, opts.mode) else { return facts };
+    w.set_render(false);
     let mut guard = 0u32;
     while let Some(e) = w.step() {
         facts.observe(&e, &w);
@@ -442,6 +444,7 @@ fn swarm_run(base: &Scenario, opts: &Options, seed: u64) -> (Vec<ScriptEntry>, F
     s.script.clear();
     s.end_ms = Some(u64::MAX / 4);
     let Ok(mut w) = World::with_mode(&s, opts.seed, opts.mode) else { return (Vec::new(), facts) };
+    w.set_render(false);
     let brokers: Vec<NodeId> = base.cluster.brokers.iter().map(|b| NodeId::Broker(*b)).collect();
     let mut out: Vec<ScriptEntry> = Vec::new();
     let mut steps = 0u32;

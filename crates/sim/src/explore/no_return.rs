@@ -126,6 +126,7 @@ pub fn point_of_no_return(scenario: &Scenario, mode: Mode, seed: u64, continuati
         return None;
     }
     let mut w = World::with_mode(scenario, seed, mode).ok()?;
+    w.set_render(false);
     // Checkpoints every `stride` steps, at most 128 of them (the stride doubles when full): a
     // probe replays fewer than `stride` steps to reach its start.
     let mut checkpoints = alloc::vec![w.clone()];

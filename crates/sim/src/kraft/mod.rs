@@ -350,7 +350,7 @@ impl Kraft {
                 v.votes = [id].into_iter().collect();
                 let (le, li) = v.last();
                 let epoch = v.epoch;
-                out.log(EventKind::ControllerElected, format!("[RaftManager nodeId=q{id}] No leader heard for {FETCH_TIMEOUT_MS} ms: candidate for epoch {epoch} (last log epoch {le}, offset {li})"));
+                out.log(EventKind::ControllerElected, || format!("[RaftManager nodeId=q{id}] No leader heard for {FETCH_TIMEOUT_MS} ms: candidate for epoch {epoch} (last log epoch {le}, offset {li})"));
                 for o in 1..=VOTERS {
                     if o != id {
                         out.send(
@@ -372,7 +372,7 @@ impl Kraft {
                 if v.alive && v.role == Role::Leader && n < Self::majority() {
                     v.role = Role::Unattached;
                     v.leader = None;
-                    out.log(EventKind::ControllerResigned, format!("[RaftManager nodeId=q{id}] Resigning as leader of epoch {}: no fetch from a majority of voters within {} ms (check quorum)", v.epoch, FETCH_TIMEOUT_MS * 3 / 2));
+                    out.log(EventKind::ControllerResigned, || format!("[RaftManager nodeId=q{id}] Resigning as leader of epoch {}: no fetch from a majority of voters within {} ms (check quorum)", v.epoch, FETCH_TIMEOUT_MS * 3 / 2));
                     out.mark(Mark::RaftLeaderResigned { voter: id, epoch: v.epoch });
                 }
             }
@@ -417,7 +417,7 @@ impl Kraft {
             });
         }
         out.log(EventKind::LeaderChange,
-            format!("[QuorumController id=q{id}] Fencing broker {broker}: no heartbeat for {BROKER_SESSION_MS} ms; {} partition change(s) in the same batch", recs.len() - 1),
+            || format!("[QuorumController id=q{id}] Fencing broker {broker}: no heartbeat for {BROKER_SESSION_MS} ms; {} partition change(s) in the same batch", recs.len() - 1),
         );
         out.mark(Mark::BrokerFenced { voter: id, broker, partitions: (recs.len() - 1) as u32 });
         self.append(id, recs, out);
@@ -442,13 +442,12 @@ impl Kraft {
                 }
             }
         }
-        out.log(
-            EventKind::Info,
+        out.log(EventKind::Info, || {
             format!(
                 "[QuorumController id=q{id}] Broker {broker} heartbeats again: unfencing it ({} partition election(s))",
                 recs.len() - 1
-            ),
-        );
+            )
+        });
         self.append(id, recs, out);
     }
 
@@ -557,13 +556,12 @@ impl Kraft {
                     v.voted_for = Some(candidate);
                 }
                 let e = v.epoch;
-                out.log(
-                    EventKind::Info,
+                out.log(EventKind::Info, || {
                     format!(
                         "[RaftManager nodeId=q{id}] Vote request from q{candidate} for epoch {epoch}: {}",
                         if granted { "granted" } else { "rejected" }
-                    ),
-                );
+                    )
+                });
                 out.send(from, Payload::RaftVoteResponse { epoch: e, granted });
             }
             Payload::RaftVoteResponse { epoch, granted } => {
@@ -586,13 +584,12 @@ impl Kraft {
                     v.sent_to_broker.clear();
                     let epoch = v.epoch;
                     self.epoch_leaders.entry(epoch).or_default().insert(id);
-                    out.log(
-                        EventKind::ControllerElected,
+                    out.log(EventKind::ControllerElected, || {
                         format!(
                             "[RaftManager nodeId=q{id}] Elected leader of epoch {epoch} with votes from {:?}",
                             self.voters[&id].votes
-                        ),
-                    );
+                        )
+                    });
                     out.mark(Mark::RaftLeaderElected { voter: id, epoch });
                     self.append(id, alloc::vec![Record::LeaderChange { leader: id, epoch }], out);
                 }
@@ -613,10 +610,9 @@ impl Kraft {
                     v.leader = Some(leader);
                     v.timer_armed = false;
                     v.timer_gen += 1;
-                    out.log(
-                        EventKind::Info,
-                        format!("[RaftManager nodeId=q{id}] Following q{leader} in epoch {epoch}"),
-                    );
+                    out.log(EventKind::Info, || {
+                        format!("[RaftManager nodeId=q{id}] Following q{leader} in epoch {epoch}")
+                    });
                 }
                 let p = prev_index as usize;
                 let ok = p <= v.log.len() && (p == 0 || v.log[p - 1].epoch == prev_epoch);
@@ -627,7 +623,7 @@ impl Kraft {
                         if !keeps {
                             v.log.truncate(p.max(v.commit));
                             if truncated > 0 && v.log.len() == p {
-                                out.log(EventKind::Info, format!("[RaftManager nodeId=q{id}] Truncated {truncated} uncommitted entries diverging from the leader"));
+                                out.log(EventKind::Info, || format!("[RaftManager nodeId=q{id}] Truncated {truncated} uncommitted entries diverging from the leader"));
                             }
                         } else {
                             v.log.truncate(p);
@@ -645,10 +641,9 @@ impl Kraft {
             Payload::RaftAppendResponse { epoch, ok, matched } => {
                 let v = self.voters.get_mut(&id).expect("voter");
                 if v.observe_epoch(epoch) {
-                    out.log(
-                        EventKind::ControllerResigned,
-                        format!("[RaftManager nodeId=q{id}] A voter is at epoch {epoch}: stepping down"),
-                    );
+                    out.log(EventKind::ControllerResigned, || {
+                        format!("[RaftManager nodeId=q{id}] A voter is at epoch {epoch}: stepping down")
+                    });
                     return;
                 }
                 if v.role != Role::Leader || epoch != v.epoch {
@@ -668,7 +663,7 @@ impl Kraft {
                     let was_active = v.commit_in_own_epoch();
                     v.advance_commit(hw);
                     if !was_active && v.commit_in_own_epoch() {
-                        out.log(EventKind::ControllerElected, format!("[QuorumController id=q{id}] Active controller for epoch {}: its LeaderChange record is committed", v.epoch));
+                        out.log(EventKind::ControllerElected, || format!("[QuorumController id=q{id}] Active controller for epoch {}: its LeaderChange record is committed", v.epoch));
                         out.mark(Mark::QuorumControllerActive { voter: id, epoch: v.epoch });
                     }
                     self.replicate(id, out);

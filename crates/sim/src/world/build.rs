@@ -71,18 +71,22 @@ impl World {
             consumers,
             next_msg: 1,
             alerts: Vec::new(),
-            divergence: alerts::DivergenceMemo::new(),
+            alert_memo: alerts::Incremental::default(),
+            touched: alerts::Touched::default(),
             last_dropped: Vec::new(),
             last_delivered: None,
             last_node: None,
             stalled: Vec::new(),
             limits: crate::limits::Limits::default(),
+            render: true,
         };
         if w.plane.kraft().is_none() {
-            let mut log = super::StepLog::new(NodeId::ZK, crate::event::EventKind::Info, alloc::string::String::new());
+            let mut log =
+                super::StepLog::new(true, NodeId::ZK, crate::event::EventKind::Info, alloc::string::String::new());
             w.sync_zk_relay(&mut log);
         }
-        w.alerts = w.compute_alerts();
+        w.alerts = w.compute_alerts(None).unwrap_or_default();
+        w.touched.clear();
         Ok(w)
     }
 }

@@ -32,7 +32,7 @@ impl World {
     }
 
     pub(super) fn apply_inner(&mut self, cmd: &Command) -> StepLog {
-        let mut log = StepLog::new(NodeId::ZK, EventKind::Fault, format!("FAULT: {}", cmd.describe()));
+        let mut log = StepLog::new(self.render, NodeId::ZK, EventKind::Fault, || format!("FAULT: {}", cmd.describe()));
         if let Some(n) = cmd.nodes().first() {
             log.node = *n;
         }
@@ -45,6 +45,7 @@ impl World {
         }
         let before_zk = self.zk_views();
         let before_links: BTreeMap<(NodeId, NodeId), bool> = self.dir_states();
+        self.touched.net = true;
         let net = Rc::make_mut(&mut self.net);
         let mut link_changed = false;
         match cmd {
@@ -87,11 +88,11 @@ impl World {
                 let deleted = self
                     .with_zk(leader, &mut log, |zk, now, links, out| zk.admin_delete("/controller", now, links, out));
                 if deleted == Some(true) {
-                    log.line = String::from(
-                        "FAULT: delete /controller (an operator, from zookeeper-shell): every broker watching it re-elects",
-                    );
+                    log.set_line(|| String::from("FAULT: delete /controller (an operator, from zookeeper-shell): every broker watching it re-elects"));
                 } else {
-                    log.line = String::from("FAULT ignored: /controller does not exist (no controller right now)");
+                    log.set_line(|| {
+                        String::from("FAULT ignored: /controller does not exist (no controller right now)")
+                    });
                 }
             }
         }
@@ -110,6 +111,7 @@ impl World {
                 _ => alloc::vec![(a, b)],
             }
         };
+        self.touched.net = true;
         let net = Rc::make_mut(&mut self.net);
         match cmd {
             Command::Cut { a, b, dir } => {
@@ -139,10 +141,9 @@ impl World {
                 br.incarnation += 1;
                 br.alive = restart;
                 if restart {
-                    log.lines.push((
-                        EventKind::Process,
-                        format!("[KafkaServer id={b}] starting (KRaft broker: registers with the active controller)"),
-                    ));
+                    log.push(EventKind::Process, || {
+                        format!("[KafkaServer id={b}] starting (KRaft broker: registers with the active controller)")
+                    });
                     if let Some(images) = self.plane.images_mut() {
                         images.insert(*b, Image::default());
                     }
@@ -151,7 +152,7 @@ impl World {
                         k.broker_restarted(*b);
                     }
                 } else {
-                    log.lines.push((EventKind::Process, format!("[KafkaServer id={b}] process killed")));
+                    log.push(EventKind::Process, || format!("[KafkaServer id={b}] process killed"));
                 }
             }
             Command::Crash { node: NodeId::Voter(v) } | Command::Restart { node: NodeId::Voter(v) } => {
@@ -159,16 +160,17 @@ impl World {
                 if let Some(k) = self.plane.kraft_mut() {
                     k.set_voter_alive(*v, alive);
                 }
-                log.lines.push((
-                    EventKind::Process,
-                    format!("[KafkaRaftServer q{v}] {}", if alive { "starting" } else { "process killed" }),
-                ));
+                log.push(EventKind::Process, || {
+                    format!("[KafkaRaftServer q{v}] {}", if alive { "starting" } else { "process killed" })
+                });
             }
             Command::RestartConsumer { node: NodeId::Client(c) } => {
                 self.with_consumer(*c, log, |c, out| c.rediscover("Consumer restarted", out));
             }
             Command::DeleteController => {
-                log.line = String::from("FAULT ignored: KRaft has no /controller znode (the quorum elects its leader)")
+                log.set_line(|| {
+                    String::from("FAULT ignored: KRaft has no /controller znode (the quorum elects its leader)")
+                });
             }
             _ => {}
         }
@@ -189,10 +191,9 @@ impl World {
             let br = self.broker_mut(b);
             br.alive = false;
         }
-        log.lines.push((
-            EventKind::Process,
-            format!("[KafkaServer id={b}] process killed; its ZooKeeper session lives until it times out"),
-        ));
+        log.push(EventKind::Process, || {
+            format!("[KafkaServer id={b}] process killed; its ZooKeeper session lives until it times out")
+        });
         self.broker_mut(b).isr_check_pending = false;
     }
 

@@ -69,8 +69,10 @@ pub struct World {
     pub(crate) consumers: BTreeMap<u32, Rc<Consumer>>,
     next_msg: u64,
     pub(crate) alerts: Vec<Alert>,
-    /// The cache-divergence findings the alerts were last computed with.
-    divergence: alerts::DivergenceMemo,
+    /// The alerts by section, brought up to date from what each step touched.
+    alert_memo: alerts::Incremental,
+    /// What the current step changed that the alerts and the ISR checks read.
+    touched: alerts::Touched,
     /// Messages dropped in the last step (for drawing).
     pub(crate) last_dropped: Vec<Message>,
     /// The message delivered in the last step (for drawing).
@@ -80,6 +82,8 @@ pub struct World {
     pub(crate) stalled: Vec<Message>,
     /// The bounds of the run (see `bounds.rs`).
     limits: Limits,
+    /// Whether steps format their text ([`World::set_render`]).
+    render: bool,
 }
 
 impl World {
@@ -156,6 +160,20 @@ impl World {
     /// Queued items (messages in flight, timers, scripted faults).
     pub fn queued(&self) -> impl Iterator<Item = (u64, &Item)> {
         self.queue.iter()
+    }
+
+    /// Whether steps format their text: on (the default), every [`Event`] carries its log lines
+    /// and every alert its message; off, events keep every structured field (step, time, node,
+    /// from, message category, kind, marks) and alerts their kinds and keys, with empty text. The
+    /// run takes exactly the same decisions either way (same random draws, same queue order), so
+    /// a step can be re-run with rendering on to show it.
+    pub fn set_render(&mut self, on: bool) {
+        self.render = on;
+    }
+
+    /// Whether steps format their text ([`World::set_render`]).
+    pub fn render(&self) -> bool {
+        self.render
     }
 
     /// The node of the last step.
@@ -283,32 +301,57 @@ impl World {
         self.step += 1;
         let mut ev = log.finish(self.step, self.now);
         self.last_node = Some(ev.node);
-        let new_alerts = self.compute_alerts();
-        for a in &new_alerts {
-            if !self.alerts.iter().any(|o| o.key == a.key) {
-                ev.alerts_raised.push(a.message.clone());
+        let touched = core::mem::take(&mut self.touched);
+        if let Some(new_alerts) = self.compute_alerts(Some(&touched)) {
+            for a in &new_alerts {
+                if !self.alerts.iter().any(|o| o.key == a.key) {
+                    ev.alerts_raised.push(a.message.clone());
+                }
             }
-        }
-        for o in &self.alerts {
-            if !new_alerts.iter().any(|a| a.key == o.key) {
-                ev.alerts_cleared.push(o.message.clone());
+            for o in &self.alerts {
+                if !new_alerts.iter().any(|a| a.key == o.key) {
+                    ev.alerts_cleared.push(o.message.clone());
+                }
             }
+            self.alerts = new_alerts;
         }
-        self.alerts = new_alerts;
+        self.touched = touched;
+        self.touched.clear();
         ev
     }
 
-    fn compute_alerts(&mut self) -> Vec<Alert> {
+    /// The alerts after a step, from what it touched (`None`: from scratch); `None` when they
+    /// did not change.
+    pub(super) fn compute_alerts(&mut self, touched: Option<&alerts::Touched>) -> Option<Vec<Alert>> {
         match &self.plane {
-            ControlPlane::Kraft { quorum, .. } => alerts::check_kraft(quorum, self.consumers.values()),
+            ControlPlane::Kraft { quorum, .. } => {
+                Some(alerts::check_kraft(quorum, self.consumers.values(), self.render)).filter(|a| *a != self.alerts)
+            }
+            ControlPlane::ZooKeeper(servers) => {
+                let tree = self.plane.zk().expect("a ZooKeeper plane has a server");
+                let server = servers.iter().find(|(_, s)| core::ptr::eq(s.tree(), tree)).map(|(n, _)| *n);
+                let key = (server.unwrap_or(NodeId::ZK), tree.zxid());
+                self.alert_memo.update(key, tree, &self.brokers, &self.consumers, touched, self.render)
+            }
+        }
+    }
+
+    /// Every alert that holds now, computed from scratch: what [`World::alerts`] must equal (the
+    /// incremental computation is checked against it).
+    #[doc(hidden)]
+    pub fn alerts_recomputed(&self) -> Vec<Alert> {
+        match &self.plane {
+            ControlPlane::Kraft { quorum, .. } => alerts::check_kraft(quorum, self.consumers.values(), self.render),
             ControlPlane::ZooKeeper(_) => {
                 let tree = self.plane.zk().expect("a ZooKeeper plane has a server");
-                alerts::check(tree, self.brokers.values(), self.consumers.values(), &mut self.divergence)
+                let mut memo = alerts::DivergenceMemo::new();
+                alerts::check(tree, self.brokers.values(), self.consumers.values(), &mut memo, self.render)
             }
         }
     }
 
     fn broker_mut(&mut self, id: BrokerId) -> &mut Broker {
+        self.touched.broker(id);
         Rc::make_mut(self.brokers.get_mut(&id).expect("known broker"))
     }
 
@@ -348,7 +391,7 @@ impl World {
         if matches!(m.payload.category(), "control" | "watch")
             || matches!(m.payload, Payload::ZkRequest { ref op, .. } if op.is_write())
         {
-            log.lines.push((EventKind::Info, format!("{from} → {to}: {}", m.payload.label())));
+            log.push(EventKind::Info, || format!("{from} → {to}: {}", m.payload.label()));
         }
         self.queue.push(m.deliver_ms, Item::Deliver(m));
     }
@@ -362,7 +405,7 @@ impl World {
             match e {
                 Effect::Send { to, payload } => self.send(node, to, payload, log),
                 Effect::Timer { after_ms, timer } => self.schedule_timer(node, after_ms, timer),
-                Effect::Log { kind, line } => log.lines.push((kind, line)),
+                Effect::Log { kind, line } => log.push(kind, line),
                 Effect::Mark(m) => log.marks.push(m),
             }
         }
@@ -371,7 +414,7 @@ impl World {
     fn with_broker(&mut self, id: BrokerId, log: &mut StepLog, f: impl FnOnce(&mut Broker, &Config, &mut Outbox)) {
         let cfg = self.cfg.clone();
         let now = self.now;
-        let mut out = Outbox::default();
+        let mut out = Outbox::new(self.render);
         {
             let b = self.broker_mut(id);
             b.now_ms = now;
@@ -382,7 +425,8 @@ impl World {
     }
 
     fn with_consumer(&mut self, id: u32, log: &mut StepLog, f: impl FnOnce(&mut Consumer, &mut Outbox)) {
-        let mut out = Outbox::default();
+        let mut out = Outbox::new(self.render);
+        self.touched.consumers = true;
         if let Some(c) = self.consumers.get_mut(&id) {
             f(Rc::make_mut(c), &mut out);
         }
@@ -397,7 +441,7 @@ impl World {
         log: &mut StepLog,
         f: impl FnOnce(&mut ZkServerNode, u64, &dyn ClientLinks, &mut Outbox) -> R,
     ) -> Option<R> {
-        let mut out = Outbox::default();
+        let mut out = Outbox::new(self.render);
         let links = ZkLinks { net: &self.net, brokers: &self.brokers };
         let r = f(self.plane.zk_node_mut(server)?, self.now, &links, &mut out);
         self.route(server, out, log);
@@ -464,21 +508,20 @@ impl World {
     }
 
     fn deliver(&mut self, m: Message) -> StepLog {
-        let label = m.payload.label();
+        let render = self.render;
         if m.from.is_zk() && m.to.is_zk() && !self.net.is_up(m.from, m.to) {
             // A stalled TCP connection between two servers: the packet waits, in order.
-            let mut log =
-                StepLog::new(m.to, EventKind::Info, format!("{} → {}: {label} (held: link cut)", m.from, m.to));
+            let mut log = StepLog::new(render, m.to, EventKind::Info, || {
+                format!("{} → {}: {} (held: link cut)", m.from, m.to, m.payload.label())
+            });
             log.from = Some(m.from);
             self.stalled.push(m);
             return log;
         }
         if let Some(reason) = self.drop_reason(&m) {
-            let mut log = StepLog::new(
-                m.to,
-                EventKind::MessageDropped,
-                format!("DROPPED {} → {}: {label} ({reason})", m.from, m.to),
-            );
+            let mut log = StepLog::new(render, m.to, EventKind::MessageDropped, || {
+                format!("DROPPED {} → {}: {} ({reason})", m.from, m.to, m.payload.label())
+            });
             log.from = Some(m.from);
             log.message = Some(m.payload.category());
             self.on_dropped(&m, &mut log);
@@ -486,14 +529,15 @@ impl World {
             return log;
         }
         self.last_delivered = Some(m.clone());
-        let mut log = StepLog::new(m.to, EventKind::Info, format!("{} ← {}: {label}", m.to, m.from));
+        let mut log =
+            StepLog::new(render, m.to, EventKind::Info, || format!("{} ← {}: {}", m.to, m.from, m.payload.label()));
         log.from = Some(m.from);
         log.message = Some(m.payload.category());
         match m.to {
             NodeId::Voter(v) => {
                 log.kind = EventKind::ZkRequest;
                 let reach = self.kraft_reach();
-                let mut out = Outbox::default();
+                let mut out = Outbox::new(self.render);
                 if let Some(k) = self.plane.kraft_mut() {
                     k.on_message(v, m.from, m.payload, &reach, &mut out);
                 }
@@ -508,9 +552,9 @@ impl World {
                     if let Some(images) = self.plane.images_mut() {
                         images.insert(b, img);
                     }
-                    log.line = applied.line;
+                    log.set_line(applied.line);
                     if let Some(line) = applied.coordinator {
-                        log.lines.push((EventKind::Info, line));
+                        log.push(EventKind::Info, line);
                     }
                 }
             }
@@ -548,7 +592,7 @@ impl World {
                 // Only the link failed (the target is up): the sender's RequestSendThread retries.
                 let target_up = self.brokers[&y].alive && self.brokers[&y].incarnation == m.incarnation;
                 if target_up && self.brokers[&x].would_resend_control_request(y) {
-                    let mut out = Outbox::default();
+                    let mut out = Outbox::new(self.render);
                     self.broker_mut(x).hold_control_request(y, m.payload.clone(), &mut out);
                     self.route(NodeId::Broker(x), out, log);
                 }
@@ -566,11 +610,13 @@ impl World {
     fn deliver_to_broker(&mut self, b: BrokerId, m: Message, log: &mut StepLog) {
         let from = m.from;
         if from.is_zk() && from != self.zk_server_of(b) {
-            log.line = format!(
-                "{} ← {from}: {label} (from a server it no longer talks to; ignored)",
-                NodeId::Broker(b),
-                label = m.payload.label()
-            );
+            log.set_line(|| {
+                format!(
+                    "{} ← {from}: {label} (from a server it no longer talks to; ignored)",
+                    NodeId::Broker(b),
+                    label = m.payload.label()
+                )
+            });
             return;
         }
         match m.payload {
@@ -584,7 +630,7 @@ impl World {
             }
             Payload::ZkResponse { session, xid, result } => {
                 log.kind = EventKind::ZkResponse;
-                log.line = format!("{} ← {from}: {}", NodeId::Broker(b), result_summary(&result));
+                log.set_line(|| format!("{} ← {from}: {}", NodeId::Broker(b), result_summary(&result)));
                 self.with_broker(b, log, |br, cfg, out| br.on_zk_response(session, xid, result, cfg, out));
             }
             Payload::ZkWatch { event } => {
@@ -605,7 +651,7 @@ impl World {
             }
             payload @ (Payload::FindCoordinator { .. } | Payload::JoinGroup { .. } | Payload::Heartbeat { .. }) => {
                 log.kind = EventKind::Consumer;
-                let mut out = Outbox::default();
+                let mut out = Outbox::new(self.render);
                 self.brokers[&b].on_client_request(from, payload, &self.cfg, &mut out);
                 self.route(NodeId::Broker(b), out, log);
             }
@@ -616,7 +662,7 @@ impl World {
     // ---- timers -------------------------------------------------------------------------------
 
     fn fire(&mut self, node: NodeId, incarnation: u64, timer: Timer) -> StepLog {
-        let mut log = StepLog::new(node, EventKind::Info, format!("{node}: timer {timer:?}"));
+        let mut log = StepLog::new(self.render, node, EventKind::Info, || format!("{node}: timer {timer:?}"));
         match node {
             NodeId::Zk(_) => {
                 self.with_zk(node, &mut log, |zk, now, links, out| zk.on_timer(&timer, now, links, out));
@@ -624,7 +670,7 @@ impl World {
             NodeId::Broker(b) => {
                 let br = &self.brokers[&b];
                 if !br.alive || br.incarnation != incarnation {
-                    log.line = format!("{node}: timer {timer:?} (process gone, ignored)");
+                    log.set_line(|| format!("{node}: timer {timer:?} (process gone, ignored)"));
                     return log;
                 }
                 match timer {
@@ -632,35 +678,39 @@ impl World {
                         if br.zk.state == crate::zk_client::ConnState::Connected
                             && self.net.both_up(node, br.zk.server()) =>
                     {
-                        log.line = format!("{node}: ZooKeeper read-timeout check: the link is back, still connected");
+                        log.set_line(|| {
+                            format!("{node}: ZooKeeper read-timeout check: the link is back, still connected")
+                        });
                     }
                     Timer::IsrCheck => {
-                        log.line = format!("{node}: ISR check (replica.lag.time.max.ms)");
+                        log.set_line(|| format!("{node}: ISR check (replica.lag.time.max.ms)"));
                         let in_sync = self.in_sync_fn(b);
                         self.with_broker(b, &mut log, |br, _, out| br.isr_check(&in_sync, out));
                     }
                     Timer::IsrPropagation => {
-                        log.line = format!("{node}: isr-change-propagation (maybePropagateIsrChanges)");
+                        log.set_line(|| format!("{node}: isr-change-propagation (maybePropagateIsrChanges)"));
                         self.with_broker(b, &mut log, |br, _, out| br.maybe_propagate_isr_changes(out));
                     }
                     t => {
                         // While connecting, the same timer is the attempt's connect timeout.
-                        log.line = if br.zk.state != crate::zk_client::ConnState::Connected {
-                            format!(
-                                "{node}: ZooKeeper connect timeout ({} ms)",
-                                self.cfg.connect_timeout_ms(br.zk.servers.len())
-                            )
-                        } else {
-                            format!("{node}: ZooKeeper read timeout ({} ms)", self.cfg.read_timeout_ms())
-                        };
+                        log.set_line(|| {
+                            if br.zk.state != crate::zk_client::ConnState::Connected {
+                                format!(
+                                    "{node}: ZooKeeper connect timeout ({} ms)",
+                                    self.cfg.connect_timeout_ms(br.zk.servers.len())
+                                )
+                            } else {
+                                format!("{node}: ZooKeeper read timeout ({} ms)", self.cfg.read_timeout_ms())
+                            }
+                        });
                         self.with_broker(b, &mut log, |br, cfg, out| br.on_timer(&t, cfg, out));
                     }
                 }
             }
             NodeId::Voter(v) => {
-                log.line = format!("{node}: timer {timer:?}");
+                log.set_line(|| format!("{node}: timer {timer:?}"));
                 let reach = self.kraft_reach();
-                let mut out = Outbox::default();
+                let mut out = Outbox::new(self.render);
                 if let Some(k) = self.plane.kraft_mut() {
                     let rng = &mut self.rng;
                     k.on_timer(v, &timer, &reach, &mut |max| rng.up_to(max), &mut out);
@@ -670,12 +720,12 @@ impl World {
             }
             NodeId::Client(c) => {
                 log.kind = EventKind::Consumer;
-                log.line = match &timer {
+                log.set_line(|| match &timer {
                     Timer::ConsumerRetry => format!("{node}: retry backoff elapsed"),
                     Timer::ConsumerHeartbeat => format!("{node}: heartbeat due"),
                     Timer::ConsumerTimeout { .. } => format!("{node}: request timeout"),
                     other => format!("{node}: timer {other:?}"),
-                };
+                });
                 self.with_consumer(c, &mut log, |c, out| c.on_timer(&timer, out));
             }
         }
@@ -726,11 +776,16 @@ impl World {
             return;
         }
         self.sync_zk_relay(log);
+        // What an ISR check reads (the brokers, the links) is unchanged since the last step left
+        // every leader with nothing due (or a check pending): nothing can be due now.
+        if self.touched.brokers.is_empty() && !self.touched.net {
+            return;
+        }
         let ids: Vec<BrokerId> = self.brokers.keys().copied().collect();
         for b in ids {
             let due = self.brokers[&b].isr_check_due(&|tp, r| self.in_sync(b, tp, r), &self.cfg);
             if let Some(wait) = due {
-                let mut out = Outbox::default();
+                let mut out = Outbox::new(self.render);
                 self.broker_mut(b).schedule_isr_check(wait, &mut out);
                 self.route(NodeId::Broker(b), out, log);
             }

@@ -1,4 +1,5 @@
 //! One step's log: the lines, marks and the main line a step writes, picked into its [`Event`].
+use crate::effects::Line;
 use crate::event::{Event, EventKind};
 use crate::ids::NodeId;
 use crate::mark::Mark;
@@ -7,6 +8,8 @@ use alloc::vec::Vec;
 
 /// Collects the lines of one step and picks the main one.
 pub(crate) struct StepLog {
+    /// Whether lines are formatted (the world's render switch); off, they keep their kinds only.
+    pub(crate) render: bool,
     pub(crate) node: NodeId,
     pub(crate) from: Option<NodeId>,
     pub(crate) message: Option<&'static str>,
@@ -34,8 +37,22 @@ fn priority(k: EventKind) -> u8 {
 }
 
 impl StepLog {
-    pub(crate) fn new(node: NodeId, kind: EventKind, line: String) -> Self {
-        StepLog { node, from: None, message: None, kind, line, lines: Vec::new(), marks: Vec::new() }
+    pub(crate) fn new(render: bool, node: NodeId, kind: EventKind, line: impl Line) -> Self {
+        let line = if render { line.text() } else { String::new() };
+        StepLog { render, node, from: None, message: None, kind, line, lines: Vec::new(), marks: Vec::new() }
+    }
+
+    /// Replaces the step's main line.
+    pub(crate) fn set_line(&mut self, line: impl Line) {
+        if self.render {
+            self.line = line.text();
+        }
+    }
+
+    /// Adds a line.
+    pub(crate) fn push(&mut self, kind: EventKind, line: impl Line) {
+        let line = if self.render { line.text() } else { String::new() };
+        self.lines.push((kind, line));
     }
     pub(crate) fn finish(self, step: u64, time_ms: u64) -> Event {
         let best = self

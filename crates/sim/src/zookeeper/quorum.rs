@@ -284,15 +284,14 @@ impl ZkServerNode {
                 };
                 let synced = self.acking();
                 if synced < self.quorum() {
-                    out.log(
-                        EventKind::ZkRequest,
+                    out.log(EventKind::ZkRequest, || {
                         format!(
                             "{}: no quorum synced ({synced} of {}); {} not committed",
                             self.id,
                             self.peers.len() + 1,
                             txn_label(&txn)
-                        ),
-                    );
+                        )
+                    });
                     return;
                 }
                 let zxid = self.zxid + 1;
@@ -322,16 +321,15 @@ impl ZkServerNode {
             Txn::Error { session, code, .. } => {
                 self.zxid = zxid;
                 if let Some(o) = origin.filter(|o| o.server == self.id) {
-                    out.headline(
-                        EventKind::ZkRequest,
+                    out.headline(EventKind::ZkRequest, || {
                         format!(
                             "{}: {} from {} (session 0x{session:x}) → error {}",
                             self.id,
                             txn_label(txn),
                             o.client,
                             code.name()
-                        ),
-                    );
+                        )
+                    });
                     let result = super::ZkResult::Error { code: *code };
                     out.send(o.client, Payload::ZkResponse { session: *session, xid: o.xid, result });
                 }
@@ -343,7 +341,7 @@ impl ZkServerNode {
     /// A packet from another server.
     pub(super) fn on_peer(&mut self, from: NodeId, msg: PeerMsg, now: u64, links: &dyn ClientLinks, out: &mut Outbox) {
         let me = self.id;
-        out.headline(EventKind::ZkRequest, format!("{me} ← {from}: {}", msg.label()));
+        out.headline(EventKind::ZkRequest, || format!("{me} ← {from}: {}", msg.label()));
         let leader_ok = |z: &ZkServerNode, epoch: u64| z.role == Role::Following(from) && z.epoch == epoch;
         let follower_ok =
             |z: &ZkServerNode, epoch: u64| z.role == Role::Leading && z.epoch == epoch && z.heard.contains_key(&from);
@@ -355,7 +353,7 @@ impl ZkServerNode {
                     self.drop_clients(&format!("leader {from} stopped leading (its connection closed)"), out);
                     self.start_election(now, out);
                 } else if state == Role::Looking && self.role == Role::Leading && self.heard.remove(&from).is_some() {
-                    out.log(EventKind::ZkSession, format!("{me}: follower {from} closed its connection (looking)"));
+                    out.log(EventKind::ZkSession, || format!("{me}: follower {from} closed its connection (looking)"));
                     self.check_quorum(now, out);
                 }
                 if self.role == Role::Looking && state == Role::Leading && !reply {
@@ -395,7 +393,7 @@ impl ZkServerNode {
                 self.epoch = epoch;
                 self.synced = true;
                 self.heard.insert(from, now);
-                out.log(EventKind::ZkSession, format!("{me}: following {from}, synced to zxid {zxid} (SNAP)"));
+                out.log(EventKind::ZkSession, || format!("{me}: following {from}, synced to zxid {zxid} (SNAP)"));
             }
             PeerMsg::Forward { epoch, origin, txn } if follower_ok(self, epoch) => {
                 self.submit(origin, txn, now, links, out);
@@ -415,17 +413,16 @@ impl ZkServerNode {
             }
             PeerMsg::RevalidateReply { epoch, session, client, valid } if leader_ok(self, epoch) => {
                 if valid {
-                    out.log(EventKind::ZkSession, format!("{me}: session 0x{session:x} of {client} resumed here"));
+                    out.log(EventKind::ZkSession, || format!("{me}: session 0x{session:x} of {client} resumed here"));
                     self.accept(client, session, out);
                 } else {
                     out.send(client, Payload::ZkConnectResponse { result: ConnectResult::Expired });
                 }
             }
             other => {
-                out.headline(
-                    EventKind::Info,
-                    format!("{me} ← {from}: {} (of a closed or stale connection; discarded)", other.label()),
-                );
+                out.headline(EventKind::Info, || {
+                    format!("{me} ← {from}: {} (of a closed or stale connection; discarded)", other.label())
+                });
             }
         }
     }
@@ -473,18 +470,16 @@ impl ZkServerNode {
         let limit = self.sync_ms();
         match self.role {
             Role::Following(l) if l == peer => {
-                out.headline(
-                    EventKind::ZkSession,
-                    format!("{me}: no packet from leader {l} for {limit} ms (syncLimit)"),
-                );
+                out.headline(EventKind::ZkSession, || {
+                    format!("{me}: no packet from leader {l} for {limit} ms (syncLimit)")
+                });
                 self.drop_clients(&format!("gives up on leader {l}"), out);
                 self.start_election(now, out);
             }
             Role::Leading if self.heard.remove(&peer).is_some() => {
-                out.headline(
-                    EventKind::ZkSession,
-                    format!("{me}: follower {peer} not heard for {limit} ms (syncLimit); closing its connection"),
-                );
+                out.headline(EventKind::ZkSession, || {
+                    format!("{me}: follower {peer} not heard for {limit} ms (syncLimit); closing its connection")
+                });
                 self.check_quorum(now, out);
             }
             _ => {}
@@ -566,7 +561,7 @@ impl ZkServerNode {
             return;
         }
         let me = self.id;
-        out.headline(EventKind::Info, format!("{me}: election round {round} ({} peer(s) heard)", self.votes.len()));
+        out.headline(EventKind::Info, || format!("{me}: election round {round} ({} peer(s) heard)", self.votes.len()));
         let leading = self.votes.iter().filter(|(_, v)| v.2 == Role::Leading).map(|(p, _)| *p).max();
         if let Some(l) = leading {
             self.follow(l, now, out);
@@ -583,7 +578,9 @@ impl ZkServerNode {
                 self.since = now;
                 self.heard.clear();
                 self.start_tracker(now);
-                out.log(EventKind::LeaderChange, format!("{me}: LEADING (epoch {}, zxid {})", self.epoch, self.zxid));
+                out.log(EventKind::LeaderChange, || {
+                    format!("{me}: LEADING (epoch {}, zxid {})", self.epoch, self.zxid)
+                });
                 out.mark(Mark::ZkLeaderElected { server: me, epoch: self.epoch, zxid: self.zxid });
                 for p in self.peers.clone() {
                     let msg = PeerMsg::Vote {
@@ -611,7 +608,7 @@ impl ZkServerNode {
         self.heard.clear();
         self.heard.insert(leader, now);
         self.stalled.clear();
-        out.log(EventKind::ZkSession, format!("{}: FOLLOWING {leader}", self.id));
+        out.log(EventKind::ZkSession, || format!("{}: FOLLOWING {leader}", self.id));
         out.send(leader, Payload::ZkPeer { msg: PeerMsg::FollowerInfo { zxid: self.zxid } });
     }
 }

@@ -287,40 +287,36 @@ impl ZkServerNode {
         let me = self.id;
         match (self.role, session) {
             (Role::Looking, _) => {
-                out.headline(
-                    EventKind::ZkRequest,
-                    format!("{me}: not serving (looking for a leader); closes {from}'s connection"),
-                );
+                out.headline(EventKind::ZkRequest, || {
+                    format!("{me}: not serving (looking for a leader); closes {from}'s connection")
+                });
                 out.send(from, Payload::ZkClosed);
             }
             (Role::Leading, Some(s)) => {
                 // reopenSession → revalidateSession: touch it (ZooKeeperServer.java:631).
                 if self.tree.is_live(s) && self.touch(s, now) {
-                    out.headline(EventKind::ZkRequest, format!("{me}: session 0x{s:x} of {from} reconnected"));
+                    out.headline(EventKind::ZkRequest, || format!("{me}: session 0x{s:x} of {from} reconnected"));
                     self.accept(from, s, out);
                 } else {
-                    out.headline(
-                        EventKind::ZkRequest,
-                        format!("{me}: {from} asks to resume session 0x{s:x}, which has expired"),
-                    );
+                    out.headline(EventKind::ZkRequest, || {
+                        format!("{me}: {from} asks to resume session 0x{s:x}, which has expired")
+                    });
                     out.send(from, Payload::ZkConnectResponse { result: ConnectResult::Expired });
                 }
             }
             (Role::Following(l), Some(s)) => {
-                out.headline(
-                    EventKind::ZkRequest,
-                    format!("{me}: {from} resumes session 0x{s:x}; asking leader {l} to revalidate it"),
-                );
+                out.headline(EventKind::ZkRequest, || {
+                    format!("{me}: {from} resumes session 0x{s:x}; asking leader {l} to revalidate it")
+                });
                 let msg = PeerMsg::Revalidate { epoch: self.epoch, session: s, client: from };
                 out.send(l, Payload::ZkPeer { msg });
             }
             (_, None) => {
                 let txn = Txn::CreateSession { owner: from, timeout_ms, now };
                 let origin = Origin { server: me, client: from, xid: 0 };
-                out.headline(
-                    EventKind::ZkRequest,
-                    format!("{me}: {from} asks for a new session (timeout {timeout_ms} ms)"),
-                );
+                out.headline(EventKind::ZkRequest, || {
+                    format!("{me}: {from} asks for a new session (timeout {timeout_ms} ms)")
+                });
                 self.submit(origin, txn, now, links, out);
             }
         }
@@ -349,7 +345,7 @@ impl ZkServerNode {
     ) {
         let me = self.id;
         if self.role == Role::Looking {
-            out.headline(EventKind::ZkRequest, format!("{me}: not serving; closes {from}'s connection"));
+            out.headline(EventKind::ZkRequest, || format!("{me}: not serving; closes {from}'s connection"));
             self.clients.remove(&from);
             out.send(from, Payload::ZkClosed);
             return;
@@ -357,10 +353,9 @@ impl ZkServerNode {
         self.touch(session, now);
         if !op.is_write() {
             let (result, events) = self.tree.apply(session, &op, now);
-            out.headline(
-                EventKind::ZkRequest,
-                format!("{me}: {} from {from} (session 0x{session:x}) → {}", op.describe(), result_summary(&result)),
-            );
+            out.headline(EventKind::ZkRequest, || {
+                format!("{me}: {} from {from} (session 0x{session:x}) → {}", op.describe(), result_summary(&result))
+            });
             out.send(from, Payload::ZkResponse { session, xid, result });
             self.notify(events, links, out);
             return;
@@ -390,10 +385,9 @@ impl ZkServerNode {
                     self.tracker.add(s, *timeout_ms, *now);
                 }
                 if let Some(o) = mine {
-                    out.headline(
-                        EventKind::ZkRequest,
-                        format!("{me}: new session 0x{s:x} for {} (timeout {timeout_ms} ms)", o.client),
-                    );
+                    out.headline(EventKind::ZkRequest, || {
+                        format!("{me}: new session 0x{s:x} for {} (timeout {timeout_ms} ms)", o.client)
+                    });
                     self.accept(o.client, s, out);
                 }
             }
@@ -429,10 +423,9 @@ impl ZkServerNode {
         out: &mut Outbox,
     ) {
         let (me, from) = (self.id, o.client);
-        out.headline(
-            EventKind::ZkRequest,
-            format!("{me}: {} from {from} (session 0x{session:x}) → {}", op.describe(), result_summary(&result)),
-        );
+        out.headline(EventKind::ZkRequest, || {
+            format!("{me}: {} from {from} (session 0x{session:x}) → {}", op.describe(), result_summary(&result))
+        });
         let write = match (op, &result) {
             (ZkOp::SetData { data: ZData::PartitionState { state }, path, .. }, ZkResult::Written { .. }) => {
                 Some((path, state))
@@ -456,7 +449,7 @@ impl ZkServerNode {
                     .unwrap_or_default();
                 out.log(
                     EventKind::LeaderChange,
-                    format!(
+                    || format!(
                         "{me}: refused a fenced controller write{target} from {from}: it expected /controller_epoch at version {version}, which another controller has moved on (BADVERSION)"
                     ),
                 );
@@ -470,7 +463,7 @@ impl ZkServerNode {
             if state.controller_epoch < current_epoch {
                 out.log(
                     EventKind::LeaderChange,
-                    format!(
+                    || format!(
                         "{me}: accepted a write to {path} made by controller epoch {} while /controller_epoch is {current_epoch}: a deposed controller's decision {} is now in ZooKeeper",
                         state.controller_epoch,
                         crate::controller::leader_isr_json(state)
@@ -513,11 +506,13 @@ impl ZkServerNode {
         let me = self.id;
         if !self.can_commit() && !self.tracker.due(at).is_empty() {
             // No quorum would ACK the closeSession now: the expirer tries again next tick.
-            out.headline(EventKind::Info, format!("{me}: session expirer at bucket {at} ms: no quorum, waits a tick"));
+            out.headline(EventKind::Info, || {
+                format!("{me}: session expirer at bucket {at} ms: no quorum, waits a tick")
+            });
             self.arm_bucket(at + self.tick_ms, now, out);
             return;
         }
-        out.headline(EventKind::Info, format!("{me}: session expirer at bucket {at} ms"));
+        out.headline(EventKind::Info, || format!("{me}: session expirer at bucket {at} ms"));
         for s in self.tracker.due(at) {
             let Some(sess) = self.tree.session(s).cloned() else {
                 self.tracker.remove(s);
@@ -544,7 +539,7 @@ impl ZkServerNode {
         self.relay.remove(&session);
         out.headline(
             EventKind::SessionExpired,
-            format!(
+            || format!(
                 "{me}: session 0x{session:x} of {} expired (not heard within its {} ms timeout; bucket {bucket} ms); deleted ephemeral {}",
                 s.owner,
                 s.timeout_ms,
@@ -579,10 +574,9 @@ impl ZkServerNode {
             return;
         }
         self.held.entry(event.session).or_default().push(event.clone());
-        out.log(
-            EventKind::Info,
-            format!("{} holds the notification for session 0x{:x} until it reconnects", self.id, event.session),
-        );
+        out.log(EventKind::Info, || {
+            format!("{} holds the notification for session 0x{:x} until it reconnects", self.id, event.session)
+        });
     }
 
     /// An operator's `delete <path>` from `zookeeper-shell` (on its own short session), sent to
@@ -634,7 +628,7 @@ impl ZkServerNode {
             out.send(*c, Payload::ZkClosed);
         }
         out.mark(Mark::ZkClientsDropped { server: self.id, clients: clients.clone() });
-        out.log(EventKind::ZkSession, format!("{}: {why}; closes {} client connection(s)", self.id, clients.len()));
+        out.log(EventKind::ZkSession, || format!("{}: {why}; closes {} client connection(s)", self.id, clients.len()));
     }
 }
 
