@@ -1,9 +1,10 @@
+#![allow(unexpected_cfgs)]
 //! The ratio probe: one source, compiled against two revisions of the core by
 //! `scripts/bench-ratio.sh` (copied into `crates/sim/examples/`), so both are measured with the
 //! same workloads on the same machine in one run. It uses only API both revisions have: a scenario
 //! from JSON, `World::with_mode` + `step`, and `Explorer`.
 //!
-//! Prints `name<TAB>unit<TAB>count<TAB>seconds` lines.
+//! Prints `name<TAB>unit<TAB>count<TAB>seconds` lines. Filter by name prefix: `probe long-random explore-`.
 use splitbrain_sim::explore::{Explorer, Options};
 use splitbrain_sim::scenario::builtin;
 use splitbrain_sim::{Mode, Scenario, World};
@@ -43,8 +44,13 @@ fn long_random() -> Scenario {
     Scenario::from_json(&json).expect("the long random scenario parses")
 }
 
-fn events(s: &Scenario, mode: Mode) -> u64 {
+fn events(s: &Scenario, mode: Mode, structured: bool) -> u64 {
     let mut w = World::with_mode(s, s.seed, mode).unwrap();
+    // Built with `--cfg render_switch` (a revision that has the switch): structured events only,
+    // text rendered when shown. Without it, every event carries its formatted lines.
+    #[cfg(render_switch)]
+    w.set_render(!structured);
+    let _ = structured;
     let mut n = 0;
     while w.step().is_some() {
         n += 1;
@@ -68,13 +74,15 @@ fn main() {
     let want = |name: &str| only.is_empty() || only.iter().any(|o| name.starts_with(o.as_str()));
     let long = long_random();
     let seed = builtin("seed-incident").unwrap();
-    if want("long-random") {
-        let (n, s) = best(5, || events(&long, Mode::Legacy));
-        println!("long-random\tevents\t{n}\t{s:.6}");
-    }
-    if want("seed-incident") {
-        let (n, s) = best(10, || events(&seed, Mode::Legacy));
-        println!("seed-incident\tevents\t{n}\t{s:.6}");
+    for (name, scenario, reps) in [("long-random", &long, 5), ("seed-incident", &seed, 10)] {
+        if want(name) {
+            let (n, s) = best(reps, || events(scenario, Mode::Legacy, false));
+            println!("{name}\tevents\t{n}\t{s:.6}");
+        }
+        if cfg!(render_switch) && want(&format!("{name}-structured")) {
+            let (n, s) = best(reps, || events(scenario, Mode::Legacy, true));
+            println!("{name}-structured\tevents\t{n}\t{s:.6}");
+        }
     }
     for mode in Mode::ALL {
         let name = format!("explore-{}", mode.name());

@@ -15,7 +15,7 @@ use core::fmt::Display;
 use serde::{Deserialize, Serialize};
 
 /// Which property is violated.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug, Serialize, Deserialize, Hash)]
 #[serde(rename_all = "snake_case")]
 pub enum AlertKind {
     /// More than one live broker has `isActive` (split brain).
@@ -29,7 +29,7 @@ pub enum AlertKind {
 }
 
 /// One active alert.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 pub struct Alert {
     /// Property.
     pub kind: AlertKind,
@@ -91,7 +91,7 @@ pub(crate) fn check<'a>(
 /// depends on: ZooKeeper's zxid (bumped by every znode change), the controller's leadership
 /// cache and the partition it is writing. While those are equal the finding is too, so it is not
 /// looked up again (the check is most of a step's cost otherwise).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Hash)]
 pub(crate) struct Divergence {
     zxid: u64,
     leadership: BTreeMap<TopicPartition, Cached>,

@@ -22,7 +22,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 /// A replica as the local `ReplicaManager` knows it (`Partition`).
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub struct LocalPartition {
     /// Leader this broker follows (or itself).
     pub leader: BrokerId,
@@ -64,7 +64,7 @@ impl LocalPartition {
 }
 
 /// `MetadataCache`.
-#[derive(Clone, PartialEq, Eq, Debug, Default)]
+#[derive(Clone, PartialEq, Eq, Debug, Default, Hash)]
 pub struct MetadataCache {
     /// Alive brokers, as the last UpdateMetadata said.
     pub alive: BTreeSet<BrokerId>,
@@ -84,7 +84,7 @@ pub const ISR_CHANGE_BLACKOUT_MS: u64 = 5000;
 pub const ISR_PROPAGATION_INTERVAL_MS: u64 = 60000;
 
 /// A broker.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub struct Broker {
     /// `broker.id`.
     pub id: BrokerId,

@@ -5,7 +5,7 @@ use alloc::string::String;
 use serde::{Deserialize, Serialize};
 
 /// Which direction(s) of a link a cut or heal applies to.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Default, Hash)]
 #[serde(rename_all = "snake_case")]
 pub enum Direction {
     /// Both directions.
@@ -18,7 +18,7 @@ pub enum Direction {
 }
 
 /// A fault or user action. Scenario scripts and the UI speak the same language.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Command {
     /// Cut the link between `a` and `b`: messages on it are dropped.

@@ -44,7 +44,7 @@ pub const HEARTBEAT_MS: u64 = 3000;
 pub const REQUEST_TIMEOUT_MS: u64 = 2000;
 
 /// Where the consumer is.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(rename_all = "snake_case")]
 pub enum ConsumerStatus {
     /// Sending FindCoordinator.
@@ -70,7 +70,7 @@ impl ConsumerStatus {
 }
 
 /// A consumer client.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub struct Consumer {
     /// Client id.
     pub id: u32,

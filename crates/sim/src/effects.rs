@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 /// Timers a node can set.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(tag = "timer", rename_all = "snake_case")]
 pub enum Timer {
     /// Broker's ZooKeeper client: no answer for the read timeout? Then Disconnected.

@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 /// One partition's state inside a controller request (`PartitionState` in the wire protocol).
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 pub struct PartitionStateInfo {
     /// The partition.
     pub tp: TopicPartition,
@@ -44,7 +44,7 @@ impl PartitionStateInfo {
 }
 
 /// Answer to a session (re)connect.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 pub enum ConnectResult {
     /// Connected on this session.
     Connected(SessionId),
@@ -53,7 +53,7 @@ pub enum ConnectResult {
 }
 
 /// Kafka error codes used on the client path.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ClientError {
     /// No live leader for the coordinator partition.
@@ -73,7 +73,7 @@ impl ClientError {
 }
 
 /// A message payload.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Payload {
     /// Open or resume a session.

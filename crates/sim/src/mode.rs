@@ -79,7 +79,7 @@ use alloc::string::String;
 use serde::{Deserialize, Serialize};
 
 /// Which Kafka behaviour the brokers run. A scenario runs unchanged in each.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize, Hash)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// Kafka 0.11–1.0 (1.0.0): unfenced controller writes, ZkClient retrying on a new session (the

@@ -10,7 +10,7 @@ use alloc::string::String;
 use serde::{Deserialize, Serialize};
 
 /// Link latencies by kind of link.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(deny_unknown_fields)]
 pub struct Latency {
     /// One-way latency broker ↔ ZooKeeper, ms.
@@ -59,7 +59,7 @@ impl Default for Latency {
 }
 
 /// One direction of a link.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 pub struct DirState {
     /// Messages pass.
     pub up: bool,
@@ -68,7 +68,7 @@ pub struct DirState {
 }
 
 /// A link between `a` and `b` (`a < b`).
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 pub struct Link {
     /// Lower end.
     pub a: NodeId,
@@ -83,7 +83,7 @@ pub struct Link {
 }
 
 /// All links.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Hash)]
 pub struct Network {
     links: BTreeMap<(NodeId, NodeId), Link>,
 }

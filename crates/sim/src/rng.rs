@@ -2,7 +2,7 @@
 //! draws every jitter from one seed, so a seed and a list of inputs reproduce a run exactly.
 
 /// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, and identical on every target.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Hash)]
 pub struct Rng {
     state: u64,
 }

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 pub const OFFSETS_TOPIC: &str = "__consumer_offsets";
 
 /// A scenario file.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     /// Short name.
@@ -51,7 +51,7 @@ pub struct Scenario {
 }
 
 /// A caption: shown at the first step whose node matches and whose line contains `contains`.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(deny_unknown_fields)]
 pub struct Caption {
     /// Node of the event (optional).
@@ -126,7 +126,7 @@ pub struct StepCaption {
 }
 
 /// Cluster description.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(deny_unknown_fields)]
 pub struct ClusterSpec {
     /// Broker ids.
@@ -162,7 +162,7 @@ pub struct ClusterSpec {
 
 /// `cluster.zookeeper`: the ensemble. Absent, a scenario whose faults name `zk` gets the one
 /// standalone server `zk` (what older files mean); any other gets three servers `zk1`…`zk3`.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(deny_unknown_fields)]
 pub struct ZkSpec {
     /// 1 (the standalone server `zk`), 3 or 5 (`zk1`…`zk5`).
@@ -186,7 +186,7 @@ fn d_sync() -> u64 {
 }
 
 /// The ensemble a run builds, validated.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub struct ZkEnsemble {
     /// The servers: `[zk]`, or `zk1`…`zkN`.
     pub servers: Vec<NodeId>,
@@ -227,7 +227,7 @@ fn d_rf() -> u32 {
 }
 
 /// A topic.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(deny_unknown_fields)]
 pub struct TopicSpec {
     /// Name.
@@ -249,7 +249,7 @@ pub struct TopicSpec {
 }
 
 /// A consumer client of one group.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(deny_unknown_fields)]
 pub struct ConsumerSpec {
     /// Client id (node `c<id>`).
@@ -264,7 +264,7 @@ fn d_client() -> u32 {
 }
 
 /// One scripted fault.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(deny_unknown_fields)]
 pub struct ScriptEntry {
     /// Virtual time, ms.
@@ -275,7 +275,7 @@ pub struct ScriptEntry {
 }
 
 /// A fault placed by step number rather than by time (see [`Scenario::after_steps`]).
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(deny_unknown_fields)]
 pub struct StepFault {
     /// Applied right after this many steps of the run.
@@ -300,7 +300,7 @@ fn err<T>(msg: String) -> Result<T, ScenarioError> {
 }
 
 /// The cluster's static configuration, derived from a validated scenario.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub struct Config {
     /// Broker ids, sorted.
     pub brokers: Vec<BrokerId>,

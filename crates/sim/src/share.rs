@@ -24,7 +24,7 @@ pub const MAX_LINK_BYTES: usize = 64 * 1024;
 pub const MAX_PAYLOAD_BYTES: usize = 1024 * 1024;
 
 /// Everything a link restores.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(deny_unknown_fields)]
 pub struct Link {
     /// A built-in's name, when the scenario is a built-in.

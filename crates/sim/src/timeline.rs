@@ -13,7 +13,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 /// A command the user made, and the step it was made after.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 pub struct UserCommand {
     /// Applied after this many steps.
     pub at_step: u64,

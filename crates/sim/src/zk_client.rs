@@ -28,7 +28,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 /// The client's connection state, as its `Watcher` sees it (`KeeperState`).
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(rename_all = "snake_case")]
 pub enum ConnState {
     /// Opening a first session.
@@ -42,7 +42,7 @@ pub enum ConnState {
 }
 
 /// Who inside the broker is waiting for a request (a thread or listener of the real broker).
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub enum Purpose {
     /// The controller event thread (its current micro-step).
     Controller,
@@ -64,7 +64,7 @@ pub enum Purpose {
 }
 
 /// An outstanding request.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub struct Outstanding {
     /// The request.
     pub op: ZkOp,
@@ -80,7 +80,7 @@ pub struct Outstanding {
 }
 
 /// The client.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub struct ZkClient {
     /// Current session, once connected.
     pub session: Option<SessionId>,

@@ -39,7 +39,7 @@ use alloc::vec::Vec;
 
 /// One partition's election in a batch: the new state, the version read, the LeaderAndIsr
 /// recipients.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub(super) struct Update {
     tp: TopicPartition,
     state: LeaderIsr,
@@ -48,7 +48,7 @@ pub(super) struct Update {
 }
 
 /// A micro-step of a batched `triggerOnlinePartitionStateChange`.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub(super) enum Step {
     /// Elect every Offline partition (New ones by 1.0's path), then send the requests.
     Trigger,

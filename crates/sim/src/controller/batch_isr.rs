@@ -29,7 +29,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 /// A micro-step of a batched OfflineReplica transition for one dead replica.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub(super) enum Step {
     /// `getTopicPartitionStatesFromZk(partitions)`.
     Read(BrokerId, Vec<TopicPartition>),

@@ -19,7 +19,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 /// A micro-step of `BrokerChange`.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub(super) enum Step {
     /// `getAllBrokersInCluster`: the children of `/brokers/ids`…
     ReadBrokerIds,

@@ -28,7 +28,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 /// A micro-step of `triggerOnlinePartitionStateChange`.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub(super) enum Step {
     /// Queue an election for every Offline or New partition, then send the batch.
     TriggerOnline,
@@ -44,7 +44,7 @@ pub(super) enum Step {
 
 /// Which conditional write a [`Step::WriteCheck`] verifies after `BADVERSION`
 /// (`ReplicationUtils.checkLeaderAndIsrZkData`: a retried write may already have landed).
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub(super) enum WriteKind {
     /// `electLeaderForPartition`, with the LeaderAndIsr recipients.
     Elect(Vec<BrokerId>),

@@ -46,7 +46,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 /// A micro-step of `elect` / `onControllerFailover` / `maybeResign`.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub(super) enum Step {
     /// `getControllerID`; with `resign_check`, resign if it was us and is no longer.
     ReadControllerId {

@@ -15,7 +15,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 /// A micro-step of `IsrChangeNotification`.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub(super) enum Step {
     /// The children of `/isr_change_notification`…
     ReadNotifications,

@@ -64,7 +64,7 @@ use requests::Batch;
 use serde::{Deserialize, Serialize};
 
 /// Events on the controller queue (`ControllerEvent` subclasses of 1.0).
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 pub enum ControllerEvent {
     /// `Startup`: register listeners, `elect()`.
     Startup,
@@ -95,7 +95,7 @@ impl ControllerEvent {
 }
 
 /// `LeaderIsrAndControllerEpoch` with the znode version, as cached in `partitionLeadershipInfo`.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 pub struct Cached {
     /// The leadership.
     pub state: LeaderIsr,
@@ -111,7 +111,7 @@ impl Cached {
 }
 
 /// `ControllerContext`: the controller's in-memory snapshot of ZooKeeper.
-#[derive(Clone, PartialEq, Eq, Debug, Default)]
+#[derive(Clone, PartialEq, Eq, Debug, Default, Hash)]
 pub struct ControllerContext {
     /// `epoch`.
     pub epoch: i32,
@@ -151,7 +151,7 @@ impl ControllerIo<'_> {
 }
 
 /// A micro-step of a controller event: a step of one group of handlers, or a step shared by all.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
 enum Step {
     Failover(failover::Step),
     Election(election::Step),
@@ -245,7 +245,7 @@ enum Exec {
 }
 
 /// The event being processed.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub struct Job {
     /// The event.
     pub event: ControllerEvent,
@@ -275,7 +275,7 @@ impl Job {
 }
 
 /// The controller component of a broker.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub struct Controller {
     /// `activeControllerId` (-1 when unknown).
     pub active_id: BrokerId,

@@ -8,7 +8,7 @@ use alloc::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 /// `PartitionState`.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 pub enum PartitionState {
     /// NonExistentPartition.
     NonExistentPartition,

@@ -20,7 +20,7 @@ use alloc::format;
 use alloc::string::String;
 
 /// A micro-step of `RegisterBrokerAndReelect`'s registration.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub(super) enum Step {
     /// Create `/brokers/ids/<id>` (ephemeral).
     Register,

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 /// `ReplicaState`.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 pub enum ReplicaState {
     /// OnlineReplica.
     OnlineReplica,

@@ -7,7 +7,7 @@ use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::vec::Vec;
 
 /// `ControllerBrokerRequestBatch`.
-#[derive(Clone, PartialEq, Eq, Debug, Default)]
+#[derive(Clone, PartialEq, Eq, Debug, Default, Hash)]
 pub(super) struct Batch {
     /// `leaderAndIsrRequestMap`: per broker, the partitions it is told about.
     pub(super) lai: BTreeMap<BrokerId, BTreeMap<TopicPartition, PartitionStateInfo>>,

@@ -4,6 +4,8 @@
 //! returns it as a scenario that `run` and the playground load. Deterministic: the same seed and
 //! budget find the same counterexample. Work is done in slices (`Explorer::run`) so a browser can
 //! yield between them.
+pub mod no_return;
+
 use crate::alerts::AlertKind;
 use crate::command::{Command, Direction};
 use crate::ids::NodeId;

@@ -50,7 +50,7 @@ pub const ELECTION_TIMEOUT_MS: u64 = 1000;
 pub const BROKER_SESSION_MS: u64 = 9000;
 
 /// Raft role.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// Following a known leader.
@@ -64,7 +64,7 @@ pub enum Role {
 }
 
 /// A controller voter.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub struct Voter {
     /// Voter id.
     pub id: u32,
@@ -99,7 +99,7 @@ fn voter_node(v: u32) -> NodeId {
 }
 
 /// The quorum and the active controller's bookkeeping.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub struct Kraft {
     /// Voters by id.
     pub voters: BTreeMap<u32, Voter>,

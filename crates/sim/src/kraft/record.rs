@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 /// A metadata record.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(tag = "type")]
 pub enum Record {
     /// `LeaderChangeMessage`: written by each new leader in its own epoch.
@@ -70,7 +70,7 @@ impl Record {
 }
 
 /// One log entry.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 pub struct Entry {
     /// Epoch it was appended in.
     pub epoch: u32,
@@ -79,7 +79,7 @@ pub struct Entry {
 }
 
 /// A partition in the metadata image.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 pub struct Part {
     /// Replicas.
     pub replicas: Vec<BrokerId>,
@@ -94,7 +94,7 @@ pub struct Part {
 }
 
 /// The metadata image: the fold of the committed log.
-#[derive(Clone, PartialEq, Eq, Debug, Default)]
+#[derive(Clone, PartialEq, Eq, Debug, Default, Hash)]
 pub struct Image {
     /// Registered brokers.
     pub registered: BTreeSet<BrokerId>,

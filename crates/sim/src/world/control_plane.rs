@@ -10,7 +10,7 @@ use alloc::collections::BTreeMap;
 use alloc::rc::Rc;
 
 /// The control plane of a run.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Hash)]
 pub enum ControlPlane {
     /// The ZooKeeper servers, by name.
     ZooKeeper(Rc<BTreeMap<NodeId, ZkServerNode>>),

@@ -5,9 +5,11 @@
 mod build;
 mod control_plane;
 mod faults;
+mod state_hash;
 mod step_log;
 
 pub use control_plane::ControlPlane;
+pub use state_hash::Fnv;
 use step_log::StepLog;
 
 use crate::alerts::{self, Alert};
@@ -168,6 +170,13 @@ impl World {
         let at = at_ms.max(self.now);
         self.queue.push(at, Item::Script(cmd));
         Ok(())
+    }
+
+    /// Replaces the PRNG state with a fresh generator for `seed`; nothing else changes (not even
+    /// [`World::seed`], a label): the same world, with other jitter from here on. The point of no
+    /// return's continuations ([`crate::explore::no_return`]) are made with it.
+    pub fn reseed(&mut self, seed: u64) {
+        self.rng = Rng::new(seed);
     }
 
     /// Moves the end of the run.

@@ -25,7 +25,7 @@ pub type SessionId = u64;
 
 /// `kafka.api.LeaderAndIsr` plus the `controller_epoch` stored beside it in the state znode
 /// (`LeaderIsrAndControllerEpoch`).
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 pub struct LeaderIsr {
     /// Leader broker, or -1.
     pub leader: BrokerId,
@@ -51,7 +51,7 @@ impl LeaderIsr {
 }
 
 /// Typed znode data; [`ZData::to_json`] renders what Kafka writes.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ZData {
     /// A container znode.
@@ -130,7 +130,7 @@ impl ZData {
 }
 
 /// ZooKeeper's `Stat`, the fields the model needs.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 pub struct Stat {
     /// Data version: 0 at creation, +1 per `setData`.
     pub version: i32,
@@ -145,7 +145,7 @@ pub struct Stat {
 }
 
 /// One znode.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub struct Znode {
     /// Its data.
     pub data: ZData,
@@ -154,7 +154,7 @@ pub struct Znode {
 }
 
 /// ZooKeeper error codes the model uses (`KeeperException.Code`).
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ZkError {
     /// The node does not exist.
@@ -186,7 +186,7 @@ impl ZkError {
 }
 
 /// One operation of a `multi` transaction.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum MultiOp {
     /// `check(path, version)`.
@@ -224,7 +224,7 @@ pub enum MultiOp {
 }
 
 /// A client request.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum ZkOp {
     /// `create`.
@@ -342,7 +342,7 @@ impl ZkOp {
 }
 
 /// The result of a request.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(tag = "result", rename_all = "snake_case")]
 pub enum ZkResult {
     /// A node was created at `path`.
@@ -422,7 +422,7 @@ pub fn result_summary(r: &ZkResult) -> String {
 }
 
 /// The kind of change a watch reports (`Watcher.Event.EventType`).
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 pub enum WatchEventType {
     /// NodeCreated.
     NodeCreated,
@@ -435,7 +435,7 @@ pub enum WatchEventType {
 }
 
 /// A watch notification for one session.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 pub struct WatchEvent {
     /// The watching session.
     pub session: SessionId,
@@ -446,7 +446,7 @@ pub struct WatchEvent {
 }
 
 /// A server-side session (`SessionTrackerImpl`).
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 pub struct Session {
     /// Its id.
     pub id: SessionId,
@@ -463,7 +463,7 @@ pub struct Session {
 }
 
 /// Which watch table a watch lives in.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug, Hash)]
 enum WatchTable {
     Data,
     Child,
@@ -471,7 +471,7 @@ enum WatchTable {
 
 /// The ensemble's data (ZooKeeper's `DataTree` with the session table of `SessionTrackerImpl`):
 /// what [`server::ZkServerNode`] reads and writes when it handles a request.
-#[derive(Clone, PartialEq, Eq, Debug, Default)]
+#[derive(Clone, PartialEq, Eq, Debug, Default, Hash)]
 pub struct DataTree {
     nodes: BTreeMap<String, Znode>,
     sessions: BTreeMap<SessionId, Session>,

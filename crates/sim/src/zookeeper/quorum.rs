@@ -67,7 +67,7 @@ pub const FINALIZE_WAIT_MS: u64 = 200;
 pub const MAX_NOTIFICATION_INTERVAL_MS: u64 = 60_000;
 
 /// A server's role.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// The leader (a standalone server always leads).
@@ -79,7 +79,7 @@ pub enum Role {
 }
 
 /// Where a request came in: the server its client is connected to, the client, its xid.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 pub struct Origin {
     /// The server the client is connected to (it answers).
     pub server: NodeId,
@@ -90,7 +90,7 @@ pub struct Origin {
 }
 
 /// A transaction the leader commits.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(tag = "txn", rename_all = "snake_case")]
 pub enum Txn {
     /// `createSession`.
@@ -137,7 +137,7 @@ pub enum Txn {
 }
 
 /// A packet between two servers.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(tag = "peer", rename_all = "snake_case")]
 pub enum PeerMsg {
     /// A `FastLeaderElection` notification: who the sender votes for and what state it is in.

@@ -69,7 +69,7 @@ pub enum ClientLink {
 }
 
 /// One ZooKeeper server.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Hash)]
 pub struct ZkServerNode {
     /// This server.
     pub(super) id: NodeId,

@@ -17,7 +17,7 @@ use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::vec::Vec;
 
 /// The session tracker of a leading (or standalone) server.
-#[derive(Clone, PartialEq, Eq, Debug, Default)]
+#[derive(Clone, PartialEq, Eq, Debug, Default, Hash)]
 pub struct SessionTracker {
     tick_ms: u64,
     /// Session → (timeout, the bucket it expires in).

@@ -1,0 +1,135 @@
+//! A fingerprint of everything that decides a world's future, for merging equal states in the
+//! exhaustive explorer ([`crate::explore::exhaustive`]), as Stateright and TLC do.
+//!
+//! Hashed: the configuration (the scenario's end included), every queued item at its absolute
+//! time in queue order, the stalled server-to-server packets, the PRNG state, the network, the
+//! control plane (ZooKeeper servers and their trees, or the KRaft quorum and the brokers' images),
+//! every broker and consumer, the alerts and the divergence memo behind them, and the step faults
+//! not yet applied with their distance in steps. Left out, because they only label: the step
+//! counter (beyond that distance), message ids and send times, the id counter, the scenario name
+//! and seed, what the last step delivered or dropped (for drawing), and `now` itself — every
+//! queued item lies at or after it and every handler reads the time of its own item, so two worlds
+//! that differ only in `now` have the same future. Times stay absolute (actors hold absolute
+//! deadlines), so worlds are compared at the same instant, as the explorer does.
+//!
+//! The hasher is FNV-1a over a fixed byte encoding (integers little-endian, `usize` as 64 bits),
+//! so a hash is the same natively and in wasm. It is 64 bits: merging two different states needs
+//! a collision, about 2^-64 per pair.
+use super::{Item, World};
+use crate::message::Message;
+use core::hash::{Hash, Hasher};
+
+/// FNV-1a, 64 bits, with a target-independent encoding of integers.
+#[derive(Clone, Copy, Debug)]
+pub struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ *b as u64).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+
+    fn write_u16(&mut self, i: u16) {
+        self.write(&i.to_le_bytes());
+    }
+
+    fn write_u32(&mut self, i: u32) {
+        self.write(&i.to_le_bytes());
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.write(&i.to_le_bytes());
+    }
+
+    fn write_u128(&mut self, i: u128) {
+        self.write(&i.to_le_bytes());
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+
+    fn write_i16(&mut self, i: i16) {
+        self.write_u16(i as u16);
+    }
+
+    fn write_i32(&mut self, i: i32) {
+        self.write_u32(i as u32);
+    }
+
+    fn write_i64(&mut self, i: i64) {
+        self.write_u64(i as u64);
+    }
+
+    fn write_isize(&mut self, i: isize) {
+        self.write_u64(i as i64 as u64);
+    }
+}
+
+/// A message as far as its future goes: not its id nor its send time (labels).
+fn hash_message(m: &Message, h: &mut Fnv) {
+    m.from.hash(h);
+    m.to.hash(h);
+    m.deliver_ms.hash(h);
+    m.link_gen.hash(h);
+    m.incarnation.hash(h);
+    m.payload.hash(h);
+}
+
+impl World {
+    /// A 64-bit fingerprint of everything that decides this world's future (see the module doc of
+    /// `world/state_hash.rs`): equal for two worlds whose futures under the same inputs are equal,
+    /// whatever steps and message ids led there.
+    pub fn state_hash(&self) -> u64 {
+        let mut h = Fnv::default();
+        self.cfg.end_ms.hash(&mut h);
+        self.cfg.hash(&mut h);
+        for (s, cmd) in self.cfg.after_steps.iter().filter(|(s, _)| *s >= self.step) {
+            (s - self.step).hash(&mut h);
+            cmd.hash(&mut h);
+        }
+        h.write_usize(self.queue.len());
+        for (t, item) in self.queue.iter() {
+            t.hash(&mut h);
+            match item {
+                Item::Deliver(m) => {
+                    0u8.hash(&mut h);
+                    hash_message(m, &mut h);
+                }
+                Item::Timer { node, incarnation, timer } => {
+                    1u8.hash(&mut h);
+                    node.hash(&mut h);
+                    incarnation.hash(&mut h);
+                    timer.hash(&mut h);
+                }
+                Item::Script(c) => {
+                    2u8.hash(&mut h);
+                    c.hash(&mut h);
+                }
+            }
+        }
+        h.write_usize(self.stalled.len());
+        for m in &self.stalled {
+            hash_message(m, &mut h);
+        }
+        self.rng.hash(&mut h);
+        self.net.hash(&mut h);
+        self.plane.hash(&mut h);
+        self.brokers.hash(&mut h);
+        self.consumers.hash(&mut h);
+        self.alerts.hash(&mut h);
+        self.divergence.hash(&mut h);
+        h.finish()
+    }
+}
