@@ -51,24 +51,6 @@ export async function run({ page, baseUrl, screenshot, assert, consoleErrors, pa
   assert.deepEqual(longtasks, [], 'main-thread tasks of 50 ms or more during the search');
   assert.equal(await page.$('[data-testid=explore-note]'), null, 'no main-thread fallback note');
 
-  // The point of no return, when the worker reports one, marks the loaded run's timeline.
-  await page.waitForFunction(() => !/Looking for/.test(document.querySelector('[data-testid=explore-no-return]').textContent), null, { timeout: 60_000 });
-  const nr = (await page.textContent('[data-testid=explore-no-return]')).trim();
-  log(`    explore-worker spec: ${nr}`);
-  await page.click('[data-testid=explore-load]');
-  await page.waitForFunction(() => document.querySelector('[data-testid=step-info]').textContent.startsWith('step 0 /'));
-  const point = /^Point of no return: from step (\d+) on, (\d+) of (\d+) continuations still end at leader -1\./.exec(nr);
-  if (point) {
-    const mark = await page.waitForSelector('[data-testid=no-return-mark]', { state: 'visible', timeout: 5_000 });
-    const label = await mark.getAttribute('aria-label');
-    assert.match(label, new RegExp(`^Point of no return: from step ${point[1]} on`), label);
-    await mark.focus();
-    await page.keyboard.press('Enter');
-    await page.waitForFunction((s) => window.splitbrain.step() === s, Number(point[1]));
-    await screenshot('no-return');
-  } else {
-    assert.equal(await page.$('[data-testid=no-return-mark]'), null, 'no marker without a point');
-  }
   assert.deepEqual(pageErrors, [], 'uncaught exceptions');
   assert.deepEqual(consoleErrors, [], 'console errors');
 }

@@ -4,6 +4,7 @@
 //! Only the worker binary (`src/bin/explorer_worker.rs`) calls [`Search`]: the page's own wasm
 //! uses the message types alone, so the explorer's code stays out of the first load.
 use serde::{Deserialize, Serialize};
+use splitbrain_sim::explore::no_return::point_of_no_return;
 use splitbrain_sim::explore::{Explorer, Options};
 use splitbrain_sim::scenario::{Mode, Scenario};
 
@@ -12,7 +13,7 @@ pub const BUDGET: u64 = 2000;
 
 /// Page → worker.
 #[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum ToWorker {
     /// Start a search (replaces any search in progress).
     Start(Start),
@@ -66,7 +67,7 @@ impl NoReturnPoint {
 
 /// Worker → page.
 #[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum FromWorker {
     /// The worker's wasm is running and takes messages.
     Ready,
@@ -134,7 +135,7 @@ pub enum FromWorker {
 impl FromWorker {
     /// JSON for `postMessage`.
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(|e| format!(r#"{{"type":"error","id":0,"message":"{e}"}}"#))
+        serde_json::to_string(self).unwrap_or_else(|e| format!(r#"{{"error":{{"id":0,"message":"{e}"}}}}"#))
     }
 }
 
@@ -233,11 +234,13 @@ impl Search {
     }
 }
 
-/// The point of no return of `c`. The core's analysis
-/// (`splitbrain_sim::explore::no_return::point_of_no_return`) is not on this branch yet; until
-/// it lands the worker answers "none" and the page shows nothing.
-fn no_return(_c: &splitbrain_sim::explore::Counterexample, _mode: Mode, _seed: u64) -> Option<NoReturnPoint> {
-    None
+/// Continuations per probed step of the point of no return.
+pub const CONTINUATIONS: u32 = 20;
+
+/// The point of no return of `c` ([`splitbrain_sim::explore::no_return`]), as a message field.
+fn no_return(c: &splitbrain_sim::explore::Counterexample, mode: Mode, seed: u64) -> Option<NoReturnPoint> {
+    let p = point_of_no_return(&c.scenario, mode, seed, CONTINUATIONS)?;
+    Some(NoReturnPoint { step: p.step, time_ms: p.time_ms, held: p.held, of: p.of })
 }
 
 #[cfg(test)]
@@ -267,10 +270,7 @@ mod tests {
         }
         let s = ToWorker::Start(start("{}".into()));
         assert_eq!(serde_json::from_str::<ToWorker>(&serde_json::to_string(&s).unwrap()).unwrap(), s);
-        assert_eq!(
-            serde_json::from_str::<ToWorker>(r#"{"type":"cancel","id":4}"#).unwrap(),
-            ToWorker::Cancel { id: 4 }
-        );
+        assert_eq!(serde_json::from_str::<ToWorker>(r#"{"cancel":{"id":4}}"#).unwrap(), ToWorker::Cancel { id: 4 });
     }
 
     #[test]

@@ -457,8 +457,10 @@ fn start_search(host: &HostCell, dispatch: &Dispatch, id: u64, msg: String) {
 fn cancel_search(host: &HostCell, id: u64) {
     match host.borrow_mut().as_mut() {
         Some(Host::Worker(w)) => {
-            if w.pending.take().is_none() {
-                let msg = serde_json::to_string(&ToWorker::Cancel { id }).unwrap_or_default();
+            // A start still waiting for the worker is simply dropped; a running one is told.
+            let waiting = w.pending.take().is_some();
+            let msg = serde_json::to_string(&ToWorker::Cancel { id }).unwrap_or_default();
+            if !waiting {
                 let _ = w.worker.post_message(&JsValue::from_str(&msg));
             }
         }
