@@ -228,7 +228,7 @@ fn controls(p: &ControlsProps) -> Html {
                     {format!("step {} / {}", p.cursor, p.len)}<span class="t">{format!(" · t = {}", p.time)}</span>
                 </span>
             </div>
-            <div class="scrub-wrap">
+            <div class={classes!("scrub-wrap", p.no_return.is_some().then_some("marked"))}>
                 <input type="range" class="scrub" min="0" max={p.len.to_string()} value={p.cursor.to_string()} oninput={on_scrub}
                     aria-label="Scrub through the steps" data-testid="scrub" />
                 if let Some((step, sentence)) = &p.no_return {
