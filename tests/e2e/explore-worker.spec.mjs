@@ -22,7 +22,9 @@ export async function run({ page, baseUrl, screenshot, assert, consoleErrors, pa
   await page.evaluate(() => {
     window.__longtasks = [];
     new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) window.__longtasks.push({ start: e.startTime, ms: e.duration });
+      for (const e of list.getEntries()) {
+        window.__longtasks.push({ afterClickMs: Math.round(e.startTime - window.__exploreT0), ms: Math.round(e.duration) });
+      }
     }).observe({ type: 'longtask' });
     window.__exploreT0 = performance.now();
   });
