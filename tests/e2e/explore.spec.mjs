@@ -21,8 +21,27 @@ export async function run({ page, baseUrl, screenshot, assert, consoleErrors, pa
   assert.match(result, /^Found: leader -1 after \d+ schedules \(\d+ faults, shrunk from \d+\)$/, result);
   await screenshot('2-found');
 
+  // The worker then computes the counterexample's point of no return; loaded, the run's timeline
+  // carries a focusable marker that seeks to it.
+  await page.waitForFunction(() => !/Looking for/.test(document.querySelector('[data-testid=explore-no-return]').textContent), null, { timeout: 60_000 });
+  const nr = (await page.textContent('[data-testid=explore-no-return]')).trim();
+  log(`    explore spec: ${nr}`);
+  const point = /^Point of no return: from step (\d+) on, (\d+) of (\d+) continuations still end at leader -1\./.exec(nr);
+  assert.ok(point || nr === 'No point of no return was found for it.', nr);
   await page.click('[data-testid=explore-load]');
   await page.waitForFunction(() => document.querySelector('[data-testid=step-info]').textContent.startsWith('step 0 /'));
+  if (point) {
+    const mark = await page.waitForSelector('[data-testid=no-return-mark]', { state: 'visible', timeout: 5_000 });
+    const label = await mark.getAttribute('aria-label');
+    assert.equal(label, `Point of no return: from step ${point[1]} on, ${point[2]} of ${point[3]} continuations still end at leader -1. Go to step ${point[1]}.`);
+    assert.match((await page.textContent('[data-testid=no-return]')).trim(), new RegExp(`^Point of no return: from step ${point[1]} on`));
+    await mark.focus();
+    await page.keyboard.press('Enter');
+    await page.waitForFunction((s) => window.splitbrain.step() === s, Number(point[1]));
+    await screenshot('2b-no-return');
+  } else {
+    assert.equal(await page.$('[data-testid=no-return-mark]'), null, 'no marker without a point');
+  }
   await page.click('[data-testid=step-end]');
   await page.waitForFunction(() => document.querySelector('[data-testid=step-end]').disabled, null, { timeout: 30_000 });
   await page.waitForSelector('[data-testid=partition-table] tr[data-leader="-1"]', { state: 'attached', timeout: 10_000 });

@@ -1,7 +1,7 @@
 //! The page: header (scenario, seed, reset), the graph with its controls and story caption, the
 //! panels and the event log. One reducer ([`Model`]) holds the run.
 use crate::embed::{EmbedOptions, Panel};
-use crate::explorer::ExplorerPanel;
+use crate::explorer::{ExplorerPanel, NoReturnMark};
 use crate::export::ExportBar;
 use crate::graph::{Graph, InFlight};
 use crate::model::{Action, CutMode, Model, StepCaption};
@@ -174,6 +174,9 @@ struct ControlsProps {
     has_prev_caption: bool,
     cut_mode: CutMode,
     dispatch: Callback<Action>,
+    /// The explorer's point of no return on this run: its step and its sentence.
+    #[prop_or_default]
+    no_return: Option<(usize, String)>,
 }
 
 #[function_component(Controls)]
@@ -225,8 +228,21 @@ fn controls(p: &ControlsProps) -> Html {
                     {format!("step {} / {}", p.cursor, p.len)}<span class="t">{format!(" · t = {}", p.time)}</span>
                 </span>
             </div>
-            <input type="range" class="scrub" min="0" max={p.len.to_string()} value={p.cursor.to_string()} oninput={on_scrub}
-                aria-label="Scrub through the steps" data-testid="scrub" />
+            <div class={classes!("scrub-wrap", p.no_return.is_some().then_some("marked"))}>
+                <input type="range" class="scrub" min="0" max={p.len.to_string()} value={p.cursor.to_string()} oninput={on_scrub}
+                    aria-label="Scrub through the steps" data-testid="scrub" />
+                if let Some((step, sentence)) = &p.no_return {
+                    <button class="no-return-mark" style={format!("left: {:.2}%", *step as f64 * 100.0 / p.len.max(1) as f64)}
+                        onclick={act(Action::Seek(*step))} aria-label={format!("{sentence} Go to step {step}.")} title={sentence.clone()}
+                        data-testid="no-return-mark" data-step={step.to_string()}>{"⚑"}</button>
+                }
+            </div>
+            if let Some((step, sentence)) = &p.no_return {
+                <p class="no-return small" data-testid="no-return">
+                    {sentence.clone()}{" "}
+                    <button class="small-btn" onclick={act(Action::Seek(*step))} disabled={p.cursor == *step}>{format!("Go to step {step}")}</button>
+                </p>
+            }
             <div class="row">
                 <button onclick={act(Action::PrevCaption)} disabled={!p.has_prev_caption} aria-label="Previous story step">{"⤒ Prev story step"}</button>
                 <button onclick={act(Action::NextCaption)} disabled={!p.has_next_caption} aria-label="Jump to the next story step" data-testid="next-caption">{"Next story step ⤓"}</button>
@@ -415,6 +431,21 @@ pub fn app(props: &AppProps) -> Html {
 
     let view = Rc::new(model.tl.borrow().view());
     let watch = watch_partition(&view);
+    // The explorer's point of no return, while its counterexample is the run shown (same scenario,
+    // seed and behaviour, and not changed by the user before that step).
+    let no_return_mark = use_state(|| None::<NoReturnMark>);
+    let on_no_return = {
+        let m = no_return_mark.setter();
+        use_callback((), move |mark: NoReturnMark, _| m.set(Some(mark)))
+    };
+    let no_return = no_return_mark.as_ref().and_then(|mark| {
+        let step = usize::try_from(mark.point.step).ok()?;
+        let same = mark.mode == model.mode
+            && model.seed == mark.scenario.seed
+            && model.forked_at.map(|f| f > step).unwrap_or(true)
+            && *model.tl.borrow().scenario() == *mark.scenario;
+        same.then(|| (step.min(len), mark.point.sentence()))
+    });
     let on_commands = {
         let d = model.dispatcher();
         Callback::from(move |cmds| d.dispatch(Action::Apply(cmds)))
@@ -524,7 +555,7 @@ pub fn app(props: &AppProps) -> Html {
                     </section>
                     <Controls cursor={cursor} len={len} time={fmt_time(view.time_ms)} playing={model.playing} speed={model.speed}
                         can_undo={model.undo.is_some()} undo_label={model.undo_label.clone()} has_next_caption={has_next} has_prev_caption={has_prev}
-                        cut_mode={model.cut_mode} dispatch={dispatch.clone()} />
+                        cut_mode={model.cut_mode} dispatch={dispatch.clone()} no_return={no_return} />
                     if full {
                         <div class="card fault-card">
                             <crate::faults::FaultBar view={view.clone()} on_commands={on_commands.clone()} />
@@ -565,7 +596,7 @@ pub fn app(props: &AppProps) -> Html {
                             other={compare_other.clone()} watch_partition={watch.clone()} on_commands={on_commands.clone()} cut_mode={model.cut_mode} verdict={verdict} />
                     }
                     if full {
-                        <ExplorerPanel mode={model.mode} base={explore_base(&model.tl.borrow(), view.seed)} on_load={dispatch.clone()} />
+                        <ExplorerPanel mode={model.mode} base={explore_base(&model.tl.borrow(), view.seed)} on_load={dispatch.clone()} on_no_return={on_no_return} />
                     }
                     if shows(Panel::Consumer) {
                         <ConsumerPanel consumers={Rc::new(view.consumers.clone())} partitions={Rc::new(view.partitions.clone())} />

@@ -9,6 +9,7 @@ pub mod app;
 pub mod compare;
 pub mod debug;
 pub mod embed;
+pub mod explore_job;
 pub mod explorer;
 pub mod export;
 pub mod faults;
