@@ -113,9 +113,15 @@ fn divergences<'a>(
         let writing = b.controller.job.as_ref().map(|j| j.writing()).unwrap_or_default();
         let leadership = &b.controller.ctx.leadership;
         let d = match memo.get(&b.id) {
-            Some(d) if d.zxid == zk.zxid() && d.writing == writing && d.leadership == *leadership => d.clone(),
+            Some(d)
+                if d.version == zk.brokers_version()
+                    && d.writing == writing
+                    && (Rc::ptr_eq(&d.leadership, leadership) || d.leadership == *leadership) =>
+            {
+                d.clone()
+            }
             _ => Rc::new(Divergence {
-                zxid: zk.zxid(),
+                version: zk.brokers_version(),
                 leadership: leadership.clone(),
                 alert: cache_divergence(zk, b.id, leadership, &writing, render),
                 writing,
@@ -156,7 +162,7 @@ impl Touched {
 
 /// The alerts of the last step by section, each recomputed only when what it reads changed: the
 /// acting controllers when a broker was written; the leaderless partitions when the tree the
-/// alerts read (server and zxid) changed; a controller's cache divergence when the tree or a
+/// alerts read (server and [`DataTree::brokers_version`]) changed; a controller's cache divergence when the tree or a
 /// broker changed (and then only if its cache, the partitions it writes or the tree differ from
 /// its last finding, [`Divergence`]); the groups without coordinator when a consumer changed.
 /// The concatenation is, section for section, what [`check`] computes from scratch.
@@ -175,7 +181,7 @@ pub(crate) struct Incremental {
 impl Incremental {
     /// Brings the sections up to date after a step; `None` when no alert (nor its text) changed,
     /// otherwise every alert that holds now, in [`check`]'s order. `tree` names the tree read
-    /// (the server it is on and its zxid). `touched: None` recomputes everything.
+    /// (the server it is on and its `brokers_version`). `touched: None` recomputes everything.
     pub(crate) fn update(
         &mut self,
         tree: (crate::ids::NodeId, u64),
@@ -237,13 +243,18 @@ impl Incremental {
 }
 
 /// What the cache-divergence check last found for one active controller, with everything it
-/// depends on: ZooKeeper's zxid (bumped by every znode change), the controller's leadership
+/// depends on: the tree's `brokers_version` (bumped by every change under `/brokers/`, the only
+/// znodes it reads; replicas apply one order of transactions, so equal counts mean equal
+/// contents there), the controller's leadership
 /// cache and the partition it is writing. While those are equal the finding is too, so it is not
 /// looked up again (the check is most of a step's cost otherwise).
 #[derive(Clone, Debug, Hash)]
 pub(crate) struct Divergence {
-    zxid: u64,
-    leadership: BTreeMap<TopicPartition, Cached>,
+    version: u64,
+    /// The cache it was computed from, shared: a controller's cache changes through
+    /// `Rc::make_mut`, which copies it while this memo holds it, so an unchanged cache is the
+    /// same pointer.
+    leadership: Rc<BTreeMap<TopicPartition, Cached>>,
     writing: Vec<TopicPartition>,
     alert: Option<Alert>,
 }
@@ -261,8 +272,11 @@ fn cache_divergence(
     render: bool,
 ) -> Option<Alert> {
     let mut diffs = Vec::new();
+    let mut path = String::with_capacity(64);
     for (tp, c) in leadership.iter().filter(|(tp, _)| !writing.contains(tp)) {
-        if let Some(ZData::PartitionState { state }) = zk.get(&tp.state_path()).map(|n| &n.data) {
+        path.clear();
+        tp.write_state_path(&mut path);
+        if let Some(ZData::PartitionState { state }) = zk.get(&path).map(|n| &n.data) {
             if state.leader != c.state.leader || state.isr != c.state.isr || state.leader_epoch != c.state.leader_epoch
             {
                 diffs.push(text(render, || {

@@ -119,7 +119,29 @@ impl TopicPartition {
 
     /// The partition's state znode, `/brokers/topics/<t>/partitions/<p>/state`.
     pub fn state_path(&self) -> String {
-        format!("/brokers/topics/{}/partitions/{}/state", self.topic, self.partition)
+        let mut s = String::with_capacity(48 + self.topic.len());
+        self.write_state_path(&mut s);
+        s
+    }
+
+    /// Appends [`TopicPartition::state_path`] to `out` (no formatting machinery: hot paths reuse
+    /// one buffer).
+    pub fn write_state_path(&self, out: &mut String) {
+        out.push_str("/brokers/topics/");
+        out.push_str(&self.topic);
+        out.push_str("/partitions/");
+        let mut digits = [0u8; 10];
+        let (mut n, mut i) = (self.partition, digits.len());
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        out.extend(digits[i..].iter().map(|d| *d as char));
+        out.push_str("/state");
     }
 
     /// The partition whose state znode is `path` (the inverse of [`TopicPartition::state_path`]).

@@ -89,8 +89,21 @@ pub struct Link {
 #[derive(Clone, Debug, Default, Hash)]
 pub struct Network {
     links: Vec<Link>,
-    nodes: Vec<NodeId>,
+    /// Every node as a sortable integer ([`slot_key`]), in `NodeId` order.
+    nodes: Vec<u64>,
     index: Vec<u32>,
+}
+
+/// A node as one integer with `NodeId`'s order (kind, then id), so a lookup compares integers.
+fn slot_key(n: NodeId) -> u64 {
+    let (kind, id) = match n {
+        NodeId::Zk(i) => (0u64, i as u32),
+        // Broker ids are i32: flip the sign bit so the unsigned order is the signed one.
+        NodeId::Broker(b) => (1, (b as u32) ^ 0x8000_0000),
+        NodeId::Client(c) => (2, c),
+        NodeId::Voter(v) => (3, v),
+    };
+    kind << 32 | id as u64
 }
 
 const NONE: u32 = u32::MAX;
@@ -126,13 +139,14 @@ impl Network {
             }
         }
         let links: Vec<Link> = by_key.into_values().collect();
-        let mut nodes: Vec<NodeId> = links.iter().flat_map(|l| [l.a, l.b]).collect();
+        let mut nodes: Vec<u64> = links.iter().flat_map(|l| [slot_key(l.a), slot_key(l.b)]).collect();
         nodes.sort();
         nodes.dedup();
         let n = nodes.len();
         let mut index = alloc::vec![NONE; n * n];
         for (i, l) in links.iter().enumerate() {
-            let (x, y) = (nodes.binary_search(&l.a).unwrap_or(0), nodes.binary_search(&l.b).unwrap_or(0));
+            let (x, y) =
+                (nodes.binary_search(&slot_key(l.a)).unwrap_or(0), nodes.binary_search(&slot_key(l.b)).unwrap_or(0));
             index[x * n + y] = i as u32;
             index[y * n + x] = i as u32;
         }
@@ -141,8 +155,8 @@ impl Network {
 
     /// The position in `links` of the link between two nodes.
     fn find(&self, a: NodeId, b: NodeId) -> Option<usize> {
-        let x = self.nodes.binary_search(&a).ok()?;
-        let y = self.nodes.binary_search(&b).ok()?;
+        let x = self.nodes.binary_search(&slot_key(a)).ok()?;
+        let y = self.nodes.binary_search(&slot_key(b)).ok()?;
         match self.index[x * self.nodes.len() + y] {
             NONE => None,
             i => Some(i as usize),

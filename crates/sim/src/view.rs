@@ -545,7 +545,7 @@ impl World {
             let ctx = &b.controller.ctx;
             let mut rows = Vec::new();
             if ctx.loaded {
-                for (tp, c) in &ctx.leadership {
+                for (tp, c) in ctx.leadership.iter() {
                     let zk = match self.znode(&tp.state_path()) {
                         Some(n) => match &n.data {
                             ZData::PartitionState { state } => Some(LeaderView::of(state, n.stat.version)),

@@ -159,7 +159,7 @@ impl Step {
                 // 1.0.0 ZkUtils.scala:738-746: a loop of synchronous reads, each after the
                 // previous one's reply. 1.0 iterates a Scala HashSet of partitions (hash order);
                 // the model reads in partition order.
-                c.ctx.leadership.clear();
+                alloc::rc::Rc::make_mut(&mut c.ctx.leadership).clear();
                 let steps: Vec<AnyStep> = c
                     .ctx
                     .assignment
@@ -342,7 +342,8 @@ impl Step {
             Step::ReadStates => c.on_read_states(result, io),
             Step::ReadState(tp) => {
                 if let ZkResult::Data { data: ZData::PartitionState { state }, stat } = result {
-                    c.ctx.leadership.insert(tp, Cached { state, zk_version: stat.version });
+                    alloc::rc::Rc::make_mut(&mut c.ctx.leadership)
+                        .insert(tp, Cached { state, zk_version: stat.version });
                 }
             }
             Step::MoveController(_) => c.active_id = -1,
@@ -479,7 +480,7 @@ impl Controller {
                 }
             }
         }
-        self.ctx.leadership = leadership;
+        self.ctx.leadership = alloc::rc::Rc::new(leadership);
         self.states_loaded(io);
     }
 

@@ -103,7 +103,7 @@ impl Step {
 impl Controller {
     /// `updateLeaderAndIsrCache` for one partition; UpdateMetadata will carry it.
     fn cache_isr_state(&mut self, tp: &TopicPartition, state: crate::zookeeper::LeaderIsr, version: i32) {
-        self.ctx.leadership.insert(tp.clone(), Cached { state, zk_version: version });
+        alloc::rc::Rc::make_mut(&mut self.ctx.leadership).insert(tp.clone(), Cached { state, zk_version: version });
         self.batch.um.insert(tp.clone());
     }
 

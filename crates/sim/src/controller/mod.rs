@@ -56,6 +56,7 @@ use crate::zk_client::{Purpose, ZkClient};
 use crate::zookeeper::{LeaderIsr, MultiOp, Stat, ZData, ZkOp, ZkResult};
 use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
 use alloc::format;
+use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 use partition_state::PartitionState;
@@ -122,7 +123,7 @@ pub struct ControllerContext {
     /// `partitionReplicaAssignment`.
     pub assignment: BTreeMap<TopicPartition, Vec<BrokerId>>,
     /// `partitionLeadershipInfo`.
-    pub leadership: BTreeMap<TopicPartition, Cached>,
+    pub leadership: Rc<BTreeMap<TopicPartition, Cached>>,
     /// `initializeControllerContext` has read the partition states.
     pub loaded: bool,
 }

@@ -56,7 +56,7 @@ impl Harness {
             epoch_zk_version: 6,
             live_brokers: [1, 2, 3].into_iter().collect(),
             assignment: [(tp(), replicas.to_vec())].into_iter().collect(),
-            leadership: [(tp(), Cached { state: cached, zk_version: 27 })].into_iter().collect(),
+            leadership: alloc::rc::Rc::new([(tp(), Cached { state: cached, zk_version: 27 })].into_iter().collect()),
             loaded: true,
         };
         c.partition_states.insert(tp(), PartitionState::OnlinePartition);
@@ -495,7 +495,8 @@ fn a_batched_election_reads_and_writes_every_offline_partition_at_once() {
     let other = TopicPartition::new(OFFSETS_TOPIC, 6);
     let mut h = Harness::new(batched, &[3, 1, 2], li(3, 13, &[3, 1, 2], 7));
     h.c.ctx.assignment.insert(other.clone(), vec![3, 1, 2]);
-    h.c.ctx.leadership.insert(other.clone(), Cached { state: li(3, 13, &[3, 1, 2], 7), zk_version: 27 });
+    alloc::rc::Rc::make_mut(&mut h.c.ctx.leadership)
+        .insert(other.clone(), Cached { state: li(3, 13, &[3, 1, 2], 7), zk_version: 27 });
     h.c.ctx.live_brokers = [1, 2].into_iter().collect();
     for t in [tp(), other.clone()] {
         h.c.partition_states.insert(t, PartitionState::OfflinePartition);

@@ -158,7 +158,7 @@ fn zookeeper_steady_state(cfg: &Config) -> (ControlPlane, BTreeMap<BrokerId, Rc<
                 epoch_zk_version: ver,
                 live_brokers: live.clone(),
                 assignment: cfg.assignment.clone(),
-                leadership: leadership.clone(),
+                leadership: Rc::new(leadership.clone()),
                 loaded: true,
             };
             br.controller.listeners = true;

@@ -330,7 +330,7 @@ impl World {
             ControlPlane::ZooKeeper(servers) => {
                 let tree = self.plane.zk().expect("a ZooKeeper plane has a server");
                 let server = servers.iter().find(|(_, s)| core::ptr::eq(s.tree(), tree)).map(|(n, _)| *n);
-                let key = (server.unwrap_or(NodeId::ZK), tree.zxid());
+                let key = (server.unwrap_or(NodeId::ZK), tree.brokers_version());
                 self.alert_memo.update(key, tree, &self.brokers, &self.consumers, touched, self.render)
             }
         }
@@ -783,7 +783,14 @@ impl World {
         }
         let ids: Vec<BrokerId> = self.brokers.keys().copied().collect();
         for b in ids {
-            let due = self.brokers[&b].isr_check_due(&|tp, r| self.in_sync(b, tp, r), &self.cfg);
+            // Whether each broker could fetch from `b` at all (alive, linked both ways), asked once
+            // per broker rather than once per partition and replica; `in_sync` adds the partition.
+            let reach: Vec<(BrokerId, bool)> = ids_reach(&self.brokers, &self.net, b);
+            let in_sync = |tp: &TopicPartition, r: BrokerId| {
+                reach.iter().any(|(x, up)| *x == r && *up)
+                    && self.brokers[&r].partitions.get(tp).is_some_and(|p| !p.is_leader && p.leader == b)
+            };
+            let due = self.brokers[&b].isr_check_due(&in_sync, &self.cfg);
             if let Some(wait) = due {
                 let mut out = Outbox::new(self.render);
                 self.broker_mut(b).schedule_isr_check(wait, &mut out);
@@ -809,6 +816,12 @@ impl World {
             self.with_zk(leader, log, |zk, now, _, out| zk.on_touches(&touched, now, out));
         }
     }
+}
+
+/// For each broker, whether it is alive and linked both ways with `leader` (the part of
+/// [`World::in_sync`] that does not depend on the partition).
+fn ids_reach(brokers: &BTreeMap<BrokerId, Rc<Broker>>, net: &Network, leader: BrokerId) -> Vec<(BrokerId, bool)> {
+    brokers.iter().map(|(id, b)| (*id, b.alive && net.both_up(NodeId::Broker(leader), NodeId::Broker(*id)))).collect()
 }
 
 /// What the ZooKeeper server can observe of its clients, read from the network and the brokers.

@@ -479,6 +479,9 @@ pub struct DataTree {
     zxid: u64,
     next_session: u64,
     seq_counters: BTreeMap<String, u64>,
+    /// Bumped by every change under `/brokers/` (registrations and partition states): what the
+    /// alerts read, so they are looked at again only when it moves (not on every zxid).
+    brokers_version: u64,
 }
 
 fn parent_of(path: &str) -> Option<&str> {
@@ -499,6 +502,18 @@ fn child_name(path: &str) -> &str {
 }
 
 impl DataTree {
+    /// Notes a change at `path` (see `brokers_version`).
+    fn changed(&mut self, path: &str) {
+        if path.starts_with("/brokers/") {
+            self.brokers_version += 1;
+        }
+    }
+
+    /// A counter that moves whenever a znode under `/brokers/` is created, changed or deleted.
+    pub fn brokers_version(&self) -> u64 {
+        self.brokers_version
+    }
+
     /// An empty tree holding only `/`.
     pub fn new() -> Self {
         let mut s = DataTree { next_session: 0x1000, ..Default::default() };
@@ -618,6 +633,7 @@ impl DataTree {
     }
 
     fn remove_node(&mut self, path: &str, events: &mut Vec<WatchEvent>) {
+        self.changed(path);
         self.nodes.remove(path);
         self.fire(path, WatchTable::Data, WatchEventType::NodeDeleted, events);
         self.fire(path, WatchTable::Child, WatchEventType::NodeDeleted, events);
@@ -645,6 +661,7 @@ impl DataTree {
 
     /// Creates a node directly (scenario set-up), with its parents, firing nothing.
     pub fn seed_node(&mut self, path: &str, data: ZData, owner: Option<SessionId>) {
+        self.changed(path);
         let mut acc = String::new();
         for part in path.split('/').filter(|s| !s.is_empty()) {
             acc.push('/');
@@ -673,6 +690,7 @@ impl DataTree {
 
     /// Sets a node's version directly (scenario set-up: a cluster with history).
     pub fn seed_version(&mut self, path: &str, version: i32) {
+        self.changed(path);
         if let Some(n) = self.nodes.get_mut(path) {
             n.stat.version = version;
         }
@@ -693,6 +711,7 @@ impl DataTree {
     }
 
     fn do_create(&mut self, path: &str, data: ZData, owner: Option<SessionId>, events: &mut Vec<WatchEvent>) {
+        self.changed(path);
         self.zxid += 1;
         let z = self.zxid;
         self.nodes.insert(
@@ -718,6 +737,7 @@ impl DataTree {
     }
 
     fn do_set(&mut self, path: &str, data: ZData, events: &mut Vec<WatchEvent>) -> Stat {
+        self.changed(path);
         self.zxid += 1;
         let z = self.zxid;
         let n = self.nodes.get_mut(path).expect("checked");
