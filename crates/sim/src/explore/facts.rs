@@ -5,7 +5,7 @@
 //! schedule is worth mutating. The facts also keep *where* those things happened (a few
 //! `(time, broker)` hot spots), so a mutation can place a fault near them.
 use crate::alerts::AlertKind;
-use crate::ids::{BrokerId, NodeId};
+use crate::ids::{BrokerId, NodeId, TopicPartition};
 use crate::mark::Mark;
 use crate::world::World;
 use crate::Event;
@@ -40,8 +40,8 @@ pub struct Facts {
     /// controller starting its elections, a deposed writer, the leader it wrote, an expired
     /// session's owner).
     pub hot: Vec<(u64, BrokerId)>,
-    /// The first few deposed writes that left an ISR of two or more: when, by whom, and the
-    /// leader each wrote (the broker whose death makes the active controller's ISR removal
+    /// The first few deposed writes that left an ISR of two or more while an active controller's
+    /// cache disagreed with ZooKeeper (see [`landed`]): when, by whom, and the leader each wrote (the broker whose death makes the active controller's ISR removal
     /// write leader -1, one per leader).
     pub deposed: Vec<(u64, BrokerId, BrokerId)>,
     /// ISR members left behind by an ISR removal that wrote leader -1 (1.0 keeps the last member
@@ -59,6 +59,19 @@ impl Facts {
     /// Takes in one step: its marks, and the alerts that hold after it.
     pub fn observe(&mut self, e: &Event, w: &World) {
         self.steps = e.step;
+        // The alerts that hold after this step, first: a deposed write counts as a near miss only
+        // if an active controller's cache now disagrees with ZooKeeper.
+        let mut divergent = false;
+        for a in w.alerts() {
+            match a.kind {
+                AlertKind::MultipleControllers => self.two_controllers = true,
+                AlertKind::CacheDivergence => divergent = true,
+                AlertKind::LeaderlessWithLiveIsr => self.transient_minus_one = true,
+                AlertKind::NoCoordinator => {}
+            }
+        }
+        self.cache_divergence |= divergent;
+        self.divergence_at_end = divergent;
         for m in &e.marks {
             match m {
                 Mark::ControllerElected { broker, .. } => {
@@ -70,15 +83,15 @@ impl Facts {
                     self.last_selecting = Some(*controller);
                     self.hot(e.time_ms, *controller);
                 }
-                Mark::DeposedWriteAccepted { from, leader, isr, .. } => {
+                Mark::DeposedWriteAccepted { from, leader, isr, partition, .. } => {
                     if self.deposed_writes == 0 {
                         self.hot(e.time_ms, *from);
                     }
                     self.deposed_writes += 1;
-                    // Only a write that leaves another ISR member can end at leader -1 with a live
-                    // ISR member once its leader dies.
-                    if isr.len() >= 2 && self.deposed.len() < 4 && !self.deposed.iter().any(|d| d.2 == *leader) {
-                        self.deposed.push((e.time_ms, *from, *leader));
+                    if let Some(d) = landed(w, e.time_ms, *from, partition, *leader, isr) {
+                        if self.deposed.len() < 4 && !self.deposed.iter().any(|x| x.2 == d.2) {
+                            self.deposed.push(d);
+                        }
                     }
                 }
                 Mark::IsrReplicaRemoved { leader, isr, .. } if *leader < 0 => {
@@ -97,17 +110,6 @@ impl Facts {
                 _ => {}
             }
         }
-        let mut divergent = false;
-        for a in w.alerts() {
-            match a.kind {
-                AlertKind::MultipleControllers => self.two_controllers = true,
-                AlertKind::CacheDivergence => divergent = true,
-                AlertKind::LeaderlessWithLiveIsr => self.transient_minus_one = true,
-                AlertKind::NoCoordinator => {}
-            }
-        }
-        self.cache_divergence |= divergent;
-        self.divergence_at_end = divergent;
     }
 
     fn hot(&mut self, t: u64, b: BrokerId) {
@@ -137,4 +139,36 @@ impl Facts {
         }
         s
     }
+}
+
+/// A deposed controller's accepted write that can end at leader -1 (the step every found
+/// counterexample goes through): it leaves another ISR member that is registered in ZooKeeper
+/// (so the ISR removal that follows the written leader's death keeps a live member), and it landed under an active controller — not
+/// the writer, not the leader written — whose cache names another leader for the partition (so
+/// when the written leader dies, that controller elects nothing for it, reads the written leader
+/// from ZooKeeper in its ISR removal, and writes -1). A write that lands while no controller is
+/// active, or names the active controller itself, is read back afresh by the next controller
+/// and heals. `(time, writer, leader written)`.
+pub(crate) fn landed(
+    w: &World,
+    t: u64,
+    from: BrokerId,
+    partition: &TopicPartition,
+    leader: BrokerId,
+    isr: &[BrokerId],
+) -> Option<(u64, BrokerId, BrokerId)> {
+    let fooled = w.brokers().any(|b| {
+        b.alive
+            && b.is_active()
+            && b.id != from
+            && b.id != leader
+            && b.controller.ctx.loaded
+            && b.controller.ctx.leadership.get(partition).is_some_and(|c| c.state.leader != leader)
+    });
+    let registered: Vec<BrokerId> = w
+        .zk()
+        .map(|zk| zk.children("/brokers/ids").iter().filter_map(|s| s.parse().ok()).collect())
+        .unwrap_or_default();
+    let kept = isr.iter().any(|m| *m != leader && registered.contains(m));
+    (leader >= 0 && kept && fooled).then_some((t, from, leader))
 }

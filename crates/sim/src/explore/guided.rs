@@ -130,8 +130,13 @@ fn mutate(schedule: &[ScriptEntry], facts: &Facts, rng: &mut Rng, p: &Palette) -
         // A parent whose run let a deposed controller's write land: end the leader it wrote (the
         // active controller's ISR removal then reads that leader from ZooKeeper and writes -1).
         if !facts.deposed.is_empty() && rng.up_to(1) == 0 {
-            make_room(&mut s, rng, p);
             let (t, _, leader) = facts.deposed[rng.up_to(facts.deposed.len() as u64 - 1) as usize];
+            // Half the time keep only the faults up to the write: a later fault that moves the
+            // active controller again would let the next one read ZooKeeper afresh and heal it.
+            if rng.up_to(1) == 0 {
+                s.retain(|e| e.at_ms <= t);
+            }
+            make_room(&mut s, rng, p);
             let victim = if leader < 0 || rng.up_to(3) == 0 {
                 p.brokers[rng.up_to(p.brokers.len() as u64 - 1) as usize]
             } else {
