@@ -88,7 +88,15 @@ fn leaderless_in_tree(zk: &DataTree, render: bool, out: &mut Vec<Alert>) {
     let registered: BTreeSet<BrokerId> = zk.children("/brokers/ids").iter().filter_map(|s| s.parse().ok()).collect();
     for (path, node) in zk.nodes() {
         if let ZData::PartitionState { state } = &node.data {
-            leaderless(|| tp_of(path), state.leader, &state.isr, &registered, "alive", render, out);
+            leaderless(
+                || TopicPartition::from_state_path(path).unwrap_or_else(|| TopicPartition::new(path, 0)),
+                state.leader,
+                &state.isr,
+                &registered,
+                "alive",
+                render,
+                out,
+            );
         }
     }
 }
@@ -372,12 +380,4 @@ fn no_coordinator<'a>(consumers: impl Iterator<Item = &'a Rc<Consumer>>, render:
             }),
         });
     }
-}
-
-fn tp_of(state_path: &str) -> TopicPartition {
-    // /brokers/topics/<t>/partitions/<p>/state
-    let parts: Vec<&str> = state_path.split('/').collect();
-    let topic = parts.get(3).copied().unwrap_or("");
-    let p = parts.get(5).and_then(|s| s.parse().ok()).unwrap_or(0);
-    TopicPartition::new(topic, p)
 }

@@ -732,21 +732,31 @@ impl World {
         log
     }
 
-    /// Is follower `r` fetching from `leader` for `tp` (alive, linked both ways, following it)?
-    fn in_sync(&self, leader: BrokerId, tp: &TopicPartition, r: BrokerId) -> bool {
-        self.brokers.get(&r).is_some_and(|b| {
-            b.alive
-                && b.partitions.get(tp).is_some_and(|p| !p.is_leader && p.leader == leader)
-                && self.net.both_up(NodeId::Broker(leader), NodeId::Broker(r))
-        })
+    /// Whether followers fetch from `leader` (alive, linked both ways with it, following it for
+    /// the partition asked about), as a predicate over (partition, replica). The part that does
+    /// not depend on the partition is asked once per broker here, not once per partition and
+    /// replica.
+    fn in_sync(&self, leader: BrokerId) -> impl Fn(&TopicPartition, BrokerId) -> bool + '_ {
+        let reach: Vec<BrokerId> = self
+            .brokers
+            .iter()
+            .filter(|(id, b)| b.alive && self.net.both_up(NodeId::Broker(leader), NodeId::Broker(**id)))
+            .map(|(id, _)| *id)
+            .collect();
+        move |tp: &TopicPartition, r: BrokerId| {
+            reach.contains(&r)
+                && self.brokers[&r].partitions.get(tp).is_some_and(|p| !p.is_leader && p.leader == leader)
+        }
     }
 
-    /// `in_sync` for every replica of the partitions `leader` leads, as an owned predicate.
+    /// [`World::in_sync`] for every replica of the partitions `leader` leads, as an owned
+    /// predicate (the broker's handler runs while the world is borrowed mutably).
     fn in_sync_fn(&self, leader: BrokerId) -> impl Fn(&TopicPartition, BrokerId) -> bool {
+        let in_sync = self.in_sync(leader);
         let mut yes: BTreeSet<(TopicPartition, BrokerId)> = BTreeSet::new();
         for (tp, p) in self.brokers[&leader].partitions.iter().filter(|(_, p)| p.is_leader) {
             for r in &p.replicas {
-                if self.in_sync(leader, tp, *r) {
+                if in_sync(tp, *r) {
                     yes.insert((tp.clone(), *r));
                 }
             }
@@ -783,14 +793,7 @@ impl World {
         }
         let ids: Vec<BrokerId> = self.brokers.keys().copied().collect();
         for b in ids {
-            // Whether each broker could fetch from `b` at all (alive, linked both ways), asked once
-            // per broker rather than once per partition and replica; `in_sync` adds the partition.
-            let reach: Vec<(BrokerId, bool)> = ids_reach(&self.brokers, &self.net, b);
-            let in_sync = |tp: &TopicPartition, r: BrokerId| {
-                reach.iter().any(|(x, up)| *x == r && *up)
-                    && self.brokers[&r].partitions.get(tp).is_some_and(|p| !p.is_leader && p.leader == b)
-            };
-            let due = self.brokers[&b].isr_check_due(&in_sync, &self.cfg);
+            let due = self.brokers[&b].isr_check_due(&self.in_sync(b), &self.cfg);
             if let Some(wait) = due {
                 let mut out = Outbox::new(self.render);
                 self.broker_mut(b).schedule_isr_check(wait, &mut out);
@@ -816,12 +819,6 @@ impl World {
             self.with_zk(leader, log, |zk, now, _, out| zk.on_touches(&touched, now, out));
         }
     }
-}
-
-/// For each broker, whether it is alive and linked both ways with `leader` (the part of
-/// [`World::in_sync`] that does not depend on the partition).
-fn ids_reach(brokers: &BTreeMap<BrokerId, Rc<Broker>>, net: &Network, leader: BrokerId) -> Vec<(BrokerId, bool)> {
-    brokers.iter().map(|(id, b)| (*id, b.alive && net.both_up(NodeId::Broker(leader), NodeId::Broker(*id)))).collect()
 }
 
 /// What the ZooKeeper server can observe of its clients, read from the network and the brokers.
