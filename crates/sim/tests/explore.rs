@@ -12,11 +12,11 @@ fn base() -> Scenario {
 
 #[test]
 fn legacy_search_finds_and_shrinks_a_leader_minus_one_schedule() {
-    // Seed 3: the guided search finds one after 184 schedules (the unguided swarm needed 390; the
+    // Seed 3: the guided search finds one after 101 schedules (the unguided swarm needed 390; the
     // README has the table for seeds 1-12).
     let mut ex = Explorer::new(base(), Options { mode: Mode::Legacy, seed: 3, ..Options::default() });
     let c = ex.run(300).cloned().expect("a violation within 300 schedules");
-    assert_eq!(ex.tried(), 184);
+    assert_eq!(ex.tried(), 101);
     // Tick-bucket expiry (ZooKeeper 3.4 SessionTrackerImpl) shifts which schedules break: seed 1 now
     // shrinks to 7 faults (it was 6 with exact-instant expiry).
     assert!(c.schedule.len() <= 7, "shrunk to a handful of faults: {:?}", c.schedule);
@@ -43,7 +43,7 @@ fn legacy_search_finds_and_shrinks_a_leader_minus_one_schedule() {
 /// loses the violation — each one-fault-removed schedule is really run.
 #[test]
 fn shrunk_counterexamples_are_one_minimal() {
-    for (seed, tried) in [(1, 127), (3, 184), (12, 105)] {
+    for (seed, tried) in [(1, 127), (3, 101), (12, 105)] {
         let opts = Options { mode: Mode::Legacy, seed, ..Options::default() };
         let mut ex = Explorer::new(base(), opts.clone());
         let c = ex.run(300).cloned().unwrap_or_else(|| panic!("seed {seed}: a violation within 300 schedules"));
@@ -197,15 +197,18 @@ fn the_search_reaches_one_oh_trigger_controller_move() {
 }
 
 /// Issue 12's done-when: from scratch, every seed 1-12 finds a leader -1 within 300 schedules.
-/// Not met yet: seeds 6, 7 and 10 find nothing in 300 (the other nine find in 19-227). About 25 s
-/// in a release build.
+/// Not met yet: seed 6 finds nothing in 300 (the other eleven find in 19-254, seeds 7 and 10 since
+/// the finisher that repairs a deposed write that could not end at -1). About 25 s in a release
+/// build.
 #[test]
-#[ignore = "fails for seeds 6, 7, 10; slow in a debug build: run with --release --ignored"]
+#[ignore = "fails for seed 6; slow in a debug build: run with --release --ignored"]
 fn every_seed_from_1_to_12_finds_within_300_schedules() {
     let mut missed = Vec::new();
     for seed in 1..=12 {
         let mut ex = Explorer::new(base(), Options { mode: Mode::Legacy, seed, ..Options::default() });
-        if ex.run(300).is_none() {
+        let found = ex.run(300).cloned();
+        eprintln!("seed {seed}: {} schedules, {:?}", ex.tried(), found.map(|c| (c.original_faults, c.schedule.len())));
+        if ex.found().is_none() {
             missed.push(seed);
         }
     }

@@ -48,6 +48,12 @@ pub struct Facts {
     /// in the ISR): when, and which broker. If that broker comes back, the partition is at
     /// leader -1 with a live ISR member, and a bare broker startup elects nothing.
     pub stranded: Vec<(u64, BrokerId)>,
+    /// The first few accepted deposed writes that cannot end at leader -1 as they landed (see
+    /// [`landed`]): when, by whom, the leader written, and the controller active then (`None`:
+    /// none was, so the next one reads ZooKeeper afresh). A finisher can repair them: bring a
+    /// broker back before the write so that a controller is active when it lands, or move the
+    /// controller away from the leader written.
+    pub unfit: Vec<(u64, BrokerId, BrokerId, Option<BrokerId>)>,
     /// Steps the run took.
     pub steps: u64,
     /// The controller whose first election decision of its term was already seen (so each term
@@ -92,6 +98,9 @@ impl Facts {
                         if self.deposed.len() < 4 && !self.deposed.iter().any(|x| x.2 == d.2) {
                             self.deposed.push(d);
                         }
+                    } else if self.unfit.len() < 4 && *leader >= 0 && !self.unfit.iter().any(|x| x.2 == *leader) {
+                        let active = w.brokers().find(|b| b.alive && b.is_active() && b.id != *from).map(|b| b.id);
+                        self.unfit.push((e.time_ms, *from, *leader, active));
                     }
                 }
                 Mark::IsrReplicaRemoved { leader, isr, .. } if *leader < 0 => {

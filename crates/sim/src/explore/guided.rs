@@ -1,7 +1,9 @@
 //! The feedback-guided swarm: a small corpus of the schedules whose runs came closest to the split
 //! brain (ranked by [`Facts::score`]), and the batches of candidates drawn from it — mostly
 //! mutations of corpus entries (shift a fault by a few or a few hundred ms, insert a fault near a
-//! hot spot of the parent's run, change a fault's kind, delete one), plus fresh swarm runs.
+//! hot spot of the parent's run, change a fault's kind, delete one, or a finisher: end the leader
+//! a deposed write named, bring back a stranded ISR member, or repair a deposed write that could
+//! not end at -1 as it landed), plus fresh swarm runs.
 //!
 //! A batch depends only on the corpus and the search's own random stream, never on the outcomes
 //! of its own members, so its candidates can be evaluated on any number of threads and absorbed
@@ -152,6 +154,36 @@ fn mutate(schedule: &[ScriptEntry], facts: &Facts, rng: &mut Rng, p: &Palette) -
             s.push(ScriptEntry { at_ms: at, command });
             continue;
         }
+        // A parent whose deposed write landed but could not end at -1: repair the moment it
+        // lands. No controller active then: bring back a broker the schedule had cut from
+        // ZooKeeper or crashed, shortly before, so that it wins `/controller` first. The write
+        // named the active controller: move the controller off it shortly before, so that the
+        // write names a leader that the next controller has already replaced.
+        if facts.deposed.is_empty() && !facts.unfit.is_empty() && rng.up_to(1) == 0 {
+            let (t, from, leader, active) = facts.unfit[rng.up_to(facts.unfit.len() as u64 - 1) as usize];
+            let reach = [300, 2_000, 6_000][rng.up_to(2) as usize];
+            let before = t.saturating_sub(rng.up_to(reach)).max(1);
+            let command = match active {
+                None => {
+                    let down: Vec<Command> =
+                        away_at(&s, t).into_iter().filter(|(b, _)| *b != from).map(|(_, c)| c).collect();
+                    (!down.is_empty()).then(|| down[rng.up_to(down.len() as u64 - 1) as usize].clone())
+                }
+                Some(c) if c == leader => {
+                    let node = NodeId::Broker(c);
+                    Some(match rng.up_to(1) {
+                        0 => Command::Cut { a: node, b: NodeId::ZK, dir: Direction::Both },
+                        _ => Command::Crash { node },
+                    })
+                }
+                Some(_) => None,
+            };
+            if let Some(command) = command {
+                make_room(&mut s, rng, p);
+                s.push(ScriptEntry { at_ms: before, command });
+                continue;
+            }
+        }
         // A parent whose run wrote leader -1 over a dead ISR member: bring that member back.
         if !facts.stranded.is_empty() && rng.up_to(2) == 0 {
             make_room(&mut s, rng, p);
@@ -205,6 +237,33 @@ fn mutate(schedule: &[ScriptEntry], facts: &Facts, rng: &mut Rng, p: &Palette) -
     }
     s.sort_by_key(|e| e.at_ms);
     s
+}
+
+/// The brokers `schedule` has cut from ZooKeeper or crashed by time `t`, each with the fault that
+/// brings it back (a heal or a restart).
+fn away_at(schedule: &[ScriptEntry], t: u64) -> Vec<(BrokerId, Command)> {
+    let mut away: Vec<(BrokerId, Command)> = Vec::new();
+    let mut sorted: Vec<&ScriptEntry> = schedule.iter().filter(|e| e.at_ms < t).collect();
+    sorted.sort_by_key(|e| e.at_ms);
+    for e in sorted {
+        match &e.command {
+            Command::Cut { a: NodeId::Broker(b), b: NodeId::ZK, .. }
+            | Command::Cut { a: NodeId::ZK, b: NodeId::Broker(b), .. } => {
+                let node = NodeId::Broker(*b);
+                away.retain(|x| x.0 != *b);
+                away.push((*b, Command::Heal { a: node, b: NodeId::ZK, dir: Direction::Both }));
+            }
+            Command::Crash { node: NodeId::Broker(b) } => {
+                away.retain(|x| x.0 != *b);
+                away.push((*b, Command::Restart { node: NodeId::Broker(*b) }));
+            }
+            Command::Heal { a: NodeId::Broker(b), b: NodeId::ZK, .. }
+            | Command::Heal { a: NodeId::ZK, b: NodeId::Broker(b), .. }
+            | Command::Restart { node: NodeId::Broker(b) } => away.retain(|x| x.0 != *b),
+            _ => {}
+        }
+    }
+    away
 }
 
 /// Drops a random fault when the schedule is full (a finishing fault matters more).
