@@ -17,6 +17,8 @@
 #   3. trunk 0.21.14
 #   4. npm packages in tests/ (binaryen@132 -> wasm-opt, playwright-core)
 #   5. Debian chromium + chromium-driver (unless --no-browser)
+#   6. Debian zookeeper (3.8, with a JRE) and kazoo 2.11.0 from PyPI in target/zkdiff-venv,
+#      for the zk-diff stage
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -324,5 +326,26 @@ if [[ $WITH_BROWSER == 1 ]]; then
 else
   log "--no-browser: skipping chromium/chromium-driver"
 fi
+
+# ---------------------------------------------------------------------------
+# 6. ZooKeeper 3.8 and kazoo (tests/zk-diff/zkdiff.py)
+# ---------------------------------------------------------------------------
+KAZOO_VERSION="2.11.0"
+step "zookeeper (Debian) + kazoo $KAZOO_VERSION (venv)"
+if [[ -f /usr/share/java/zookeeper.jar ]] && command -v java >/dev/null 2>&1; then
+  log "zookeeper already installed: $(readlink -f /usr/share/java/zookeeper.jar)"
+else
+  apt_install zookeeper
+fi
+ZKDIFF_VENV="$TARGET_DIR/zkdiff-venv"
+if [[ -x "$ZKDIFF_VENV/bin/python" ]] && "$ZKDIFF_VENV/bin/python" -c \
+  "import importlib.metadata as m, sys; sys.exit(m.version('kazoo') != '$KAZOO_VERSION')" 2>/dev/null; then
+  log "kazoo $KAZOO_VERSION already in ${ZKDIFF_VENV#"$ROOT"/}"
+else
+  command -v python3 >/dev/null 2>&1 || apt_install python3 python3-venv
+  python3 -m venv "$ZKDIFF_VENV" 2>/dev/null || { apt_install python3-venv; python3 -m venv "$ZKDIFF_VENV"; }
+  run "$ZKDIFF_VENV/bin/pip" install --quiet --disable-pip-version-check "kazoo==$KAZOO_VERSION"
+fi
+step_done
 
 log "setup complete in ${SECONDS} s"

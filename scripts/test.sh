@@ -5,10 +5,11 @@
 #   SKIP_SETUP=1 scripts/test.sh    skip scripts/setup.sh
 #   CLIPPY_STRICT=1                 clippy with -D warnings
 #   scripts/test.sh native e2e      only the named stages (keys: setup fmt clippy
-#                                   native no-std sim-wasm sim-wasm-test app-wasm-test
-#                                   trunk size e2e)
+#                                   native zk-diff no-std sim-wasm sim-wasm-test
+#                                   app-wasm-test trunk size e2e)
 #
 # Stages: setup, rustfmt, clippy, native cargo test (all but the web app),
+# `splitbrain zk-replay` against a real ZooKeeper 3.8 (tests/zk-diff/zkdiff.py),
 # splitbrain-sim on wasm32, wasm-bindgen-test for crates/sim and crates/app in
 # headless Chromium, trunk build --release, dist size report, end-to-end tests
 # (tests/e2e, playwright-core + Chromium). A stage that needs a crate is skipped,
@@ -29,7 +30,7 @@ x() { printf '  $ %s\n' "$*"; "$@"; }
 ONLY=("$@")
 for k in "${ONLY[@]}"; do
   case "$k" in
-    setup | fmt | clippy | native | no-std | sim-wasm | sim-wasm-test | app-wasm-test | trunk | size | e2e) ;;
+    setup | fmt | clippy | native | zk-diff | no-std | sim-wasm | sim-wasm-test | app-wasm-test | trunk | size | e2e) ;;
     *) echo "test.sh: unknown stage '$k' (see the header of $0)" >&2; exit 2 ;;
   esac
 done
@@ -161,6 +162,18 @@ stage_native_tests() {
   x python3 scripts/check-structure.py
 }
 
+# zk-replay against Debian's ZooKeeper 3.8 on a loopback port (started and stopped by the script),
+# with kazoo from the venv scripts/setup.sh made; the binary is the one `cargo test` built.
+stage_zk_diff() {
+  need_workspace
+  native_env
+  local venv="${CARGO_TARGET_DIR:-$ROOT/target}/zkdiff-venv"
+  [[ -x "$venv/bin/python" ]] || { echo "  $venv missing: run scripts/setup.sh"; return 1; }
+  x cargo test -p splitbrain-cli --no-run --quiet
+  x "$venv/bin/python" tests/zk-diff/zkdiff.py --bin "${CARGO_TARGET_DIR:-$ROOT/target}/debug/splitbrain" \
+    --seed "${ZKDIFF_SEED:-1}" --ops 10000 --sequences 40 --expiry-sequences 5 --self-check
+}
+
 stage_no_std() {
   need_workspace
   native_env
@@ -214,6 +227,7 @@ run_stage setup "setup (scripts/setup.sh)" stage_setup
 run_stage fmt "rustfmt (cargo fmt --check)" stage_fmt
 run_stage clippy "clippy" stage_clippy
 run_stage native "native tests (cargo test --workspace --exclude splitbrain-app)" stage_native_tests
+run_stage zk-diff "zk-replay against ZooKeeper 3.8 (tests/zk-diff/zkdiff.py)" stage_zk_diff
 run_stage no-std "splitbrain-sim without std (cargo build --target wasm32v1-none)" stage_no_std
 run_stage sim-wasm "splitbrain-sim on wasm32 (cargo build --target wasm32-unknown-unknown)" stage_sim_wasm_build
 run_stage sim-wasm-test "wasm-bindgen-test crates/sim (headless Chromium)" stage_sim_wasm_tests

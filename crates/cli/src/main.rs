@@ -4,11 +4,14 @@
 //! splitbrain scenarios
 //! splitbrain run <built-in | path.json> [--seed N] [--until-ms T] [--max-steps N] [--max-time-ms T] [--json]
 //! splitbrain coordinator <group> [--partitions N]
+//! splitbrain zk-replay <file | ->
 //! ```
 //! Bad input prints one line naming the problem and exits with status 2. Every run is held to the
 //! core's [`Limits`] (200 000 steps, 30 days of virtual time, unless raised with `--max-steps` /
 //! `--max-time-ms`): a scenario that ends past the time limit is refused (status 2, naming the
 //! limit), and a run that meets the step limit is cut there with a note saying so.
+mod zk_replay;
+
 use splitbrain_sim::scenario::{builtin, builtins};
 use splitbrain_sim::view::describe_partition;
 use splitbrain_sim::{coordinator_partition, Limits, Mode, Scenario, World};
@@ -27,7 +30,9 @@ const USAGE: &str = "usage:
                      [--threads N] [--shard i/n]
                      (--exhaustive: every schedule of <= --max-faults faults at the --grid times, in s,
                       default 1.0,7.2,7.5; equal states merged unless --no-merge)
-  splitbrain run ... --no-return [N]  also the point of no return (N continuations, default 20)";
+  splitbrain run ... --no-return [N]  also the point of no return (N continuations, default 20)
+  splitbrain zk-replay <file | ->   ZooKeeper client operations (JSON lines) on the model's ZooKeeper,
+                                    one JSON line out per operation";
 
 struct Fail(String);
 
@@ -63,6 +68,7 @@ fn run(args: &[String]) -> Result<(), Fail> {
         Some("run") => cmd_run(&args[1..]),
         Some("coordinator") => cmd_coordinator(&args[1..]),
         Some("explore") => cmd_explore(&args[1..]),
+        Some("zk-replay") => cmd_zk_replay(&args[1..]),
         Some("-h") | Some("--help") | Some("help") => {
             say!("{USAGE}");
             Ok(())
@@ -70,6 +76,36 @@ fn run(args: &[String]) -> Result<(), Fail> {
         Some(other) => Err(Fail(format!("unknown command '{other}'\n{USAGE}"))),
         None => Err(Fail(format!("no command given\n{USAGE}"))),
     }
+}
+
+fn cmd_zk_replay(args: &[String]) -> Result<(), Fail> {
+    use std::io::BufRead;
+    let (src, rest) = args.split_first().ok_or_else(|| Fail(String::from("zk-replay needs a file or -")))?;
+    no_extra(rest)?;
+    let input: Box<dyn BufRead> = if src == "-" {
+        Box::new(io::stdin().lock())
+    } else {
+        let f = std::fs::File::open(src).map_err(|e| Fail(format!("cannot read {src}: {e}")))?;
+        Box::new(io::BufReader::new(f))
+    };
+    let mut replay = zk_replay::Replay::default();
+    let mut out = BufWriter::new(io::stdout().lock());
+    for (n, line) in input.lines().enumerate() {
+        let line = line.map_err(|e| Fail(format!("cannot read {src}: {e}")))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let i = n + 1;
+        let answer = replay.line(i, &line).map_err(|e| {
+            let _ = out.flush();
+            Fail(format!("zk-replay: line {i}: {e}"))
+        })?;
+        if writeln!(out, "{answer}").is_err() {
+            return Ok(()); // stdout closed
+        }
+    }
+    let _ = out.flush();
+    Ok(())
 }
 
 fn no_extra(rest: &[String]) -> Result<(), Fail> {

@@ -132,6 +132,7 @@ impl Step {
                         path: "/controller".into(),
                         data: ZData::Controller { broker_id: io.id, timestamp: 0 },
                         ephemeral: true,
+                        sequential: false,
                     },
                     MultiOp::SetData {
                         path: "/controller_epoch".into(),

@@ -489,7 +489,7 @@ impl Controller {
     fn fence(&self, op: ZkOp) -> ZkOp {
         let write = match op {
             ZkOp::SetData { path, data, version } => MultiOp::SetData { path, data, version },
-            ZkOp::Create { path, data, ephemeral, .. } => MultiOp::Create { path, data, ephemeral },
+            ZkOp::Create { path, data, ephemeral, sequential } => MultiOp::Create { path, data, ephemeral, sequential },
             ZkOp::Delete { path, version } => MultiOp::Delete { path, version },
             unfenced => return unfenced,
         };

@@ -294,7 +294,8 @@ fn fenced_writes_check_the_epoch_version_read_at_election_and_a_failed_check_res
                 MultiOp::Create {
                     path: "/controller".into(),
                     data: ZData::Controller { broker_id: 2, timestamp: 0 },
-                    ephemeral: true
+                    ephemeral: true,
+                    sequential: false
                 },
                 MultiOp::SetData {
                     path: "/controller_epoch".into(),

@@ -88,6 +88,11 @@ pub enum ZData {
         /// Partitions whose ISR changed.
         partitions: Vec<TopicPartition>,
     },
+    /// Bytes written by a client that is not Kafka (`splitbrain zk-replay`), as UTF-8 text.
+    Raw {
+        /// The bytes.
+        text: String,
+    },
 }
 
 impl ZData {
@@ -125,6 +130,7 @@ impl ZData {
                 s.push_str("]}");
                 s
             }
+            ZData::Raw { text } => text.clone(),
         }
     }
 }
@@ -151,6 +157,13 @@ pub struct Znode {
     pub data: ZData,
     /// Its stat.
     pub stat: Stat,
+    /// How many children were ever created under it: ZooKeeper's persisted `cversion`
+    /// (`StatPersisted`), which only a create bumps (`release-3.4.10 DataTree.java:392-396`; a
+    /// delete sets only `pzxid`, `DataTree.java:467`) and which names the next sequential child
+    /// (`PrepRequestProcessor.java:345-349`). The `cversion` a client reads, [`Stat::cversion`],
+    /// is creates plus deletes (`DataNode.copyStat`, `DataNode.java:155-158`: `2 * cversion -
+    /// numChildren`). Scenario set-up ([`DataTree::seed_node`]) counts nothing.
+    pub child_creates: i32,
 }
 
 /// ZooKeeper error codes the model uses (`KeeperException.Code`).
@@ -205,14 +218,17 @@ pub enum MultiOp {
         /// Expected version (-1: any).
         version: i32,
     },
-    /// `create(path, data)` (persistent).
+    /// `create(path, data, mode)`.
     Create {
-        /// Path.
+        /// Path (a prefix when `sequential`).
         path: String,
         /// Data.
         data: ZData,
         /// Ephemeral?
         ephemeral: bool,
+        /// Append a 10-digit sequence number (see [`ZkOp::Create`])? Left out of the JSON when false.
+        #[serde(default, skip_serializing_if = "is_false")]
+        sequential: bool,
     },
     /// `delete(path, version)`.
     Delete {
@@ -221,6 +237,10 @@ pub enum MultiOp {
         /// Expected version (-1: any).
         version: i32,
     },
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// A client request.
@@ -260,6 +280,15 @@ pub enum ZkOp {
         /// Path.
         path: String,
         /// Leave a watch?
+        watch: bool,
+    },
+    /// ZooKeeper's own `getData`, without ZkClient: a watch is left only when the node exists
+    /// (`release-3.4.10 DataTree.java:558-567` throws `NoNode` before `addWatch`; the same in
+    /// `release-3.8.0-1 DataTree.java:690-699`). What `splitbrain zk-replay` sends for `get`.
+    GetDataPlain {
+        /// Path.
+        path: String,
+        /// Leave a watch (when the node exists)?
         watch: bool,
     },
     /// `exists`, optionally leaving a watch (fires on create).
@@ -319,7 +348,9 @@ impl ZkOp {
             }
             ZkOp::Delete { path, .. } => format!("delete {path}"),
             ZkOp::SetData { path, version, .. } => format!("setData {path} (expected version {version})"),
-            ZkOp::GetData { path, watch } => format!("getData {path}{}", if *watch { " watch" } else { "" }),
+            ZkOp::GetData { path, watch } | ZkOp::GetDataPlain { path, watch } => {
+                format!("getData {path}{}", if *watch { " watch" } else { "" })
+            }
             ZkOp::Exists { path, watch } => format!("exists {path}{}", if *watch { " watch" } else { "" }),
             ZkOp::GetChildren { path, watch } => {
                 format!("getChildren {path}{}", if *watch { " watch" } else { "" })
@@ -478,7 +509,6 @@ pub struct DataTree {
     watches: BTreeMap<(String, WatchTable), BTreeSet<SessionId>>,
     zxid: u64,
     next_session: u64,
-    seq_counters: BTreeMap<String, u64>,
     /// Bumped by every change under `/brokers/` (registrations and partition states): what the
     /// alerts read, so they are looked at again only when it moves (not on every zxid).
     brokers_version: u64,
@@ -522,6 +552,7 @@ impl DataTree {
             Znode {
                 data: ZData::Empty,
                 stat: Stat { version: 0, cversion: 0, czxid: 0, mzxid: 0, ephemeral_owner: None },
+                child_creates: 0,
             },
         );
         s
@@ -569,6 +600,19 @@ impl DataTree {
     /// the session's own watches go with it, `WatchManager.removeWatcher`). Returns the deleted
     /// paths and the notifications.
     pub fn expire(&mut self, id: SessionId) -> (Vec<String>, Vec<WatchEvent>) {
+        self.kill_session(id, false)
+    }
+
+    /// Closes a session at its client's request (`ZooKeeper.close`): as [`DataTree::expire`], but
+    /// the session's own watches on its ephemerals still fire, since the server applies the
+    /// `closeSession` (`DataTree.killSession`, `release-3.4.10 DataTree.java:879-890`, its deletes
+    /// triggering every watcher) while the connection is still open and closes it only afterwards
+    /// (`FinalRequestProcessor.java:116,124-133`; `release-3.8.0-1 FinalRequestProcessor.java:111-124`).
+    pub fn close_session(&mut self, id: SessionId) -> (Vec<String>, Vec<WatchEvent>) {
+        self.kill_session(id, true)
+    }
+
+    fn kill_session(&mut self, id: SessionId, keep_own: bool) -> (Vec<String>, Vec<WatchEvent>) {
         let mut events = Vec::new();
         let mut deleted = Vec::new();
         if let Some(s) = self.sessions.get_mut(&id) {
@@ -590,7 +634,9 @@ impl DataTree {
         for set in self.watches.values_mut() {
             set.remove(&id);
         }
-        events.retain(|e| e.session != id);
+        if !keep_own {
+            events.retain(|e| e.session != id);
+        }
         (deleted, events)
     }
 
@@ -615,7 +661,8 @@ impl DataTree {
         self.nodes
             .range(prefix.clone()..)
             .take_while(|(p, _)| p.starts_with(&prefix))
-            .filter(|(p, _)| !p[prefix.len()..].contains('/'))
+            // `/` itself starts with the prefix `/` but is no child of itself.
+            .filter(|(p, _)| p.len() > prefix.len() && !p[prefix.len()..].contains('/'))
             .map(|(p, _)| String::from(child_name(p)))
             .collect()
     }
@@ -635,11 +682,21 @@ impl DataTree {
     fn remove_node(&mut self, path: &str, events: &mut Vec<WatchEvent>) {
         self.changed(path);
         self.nodes.remove(path);
+        // One NodeDeleted per session even with a data and a child watch on the path: the child
+        // table skips the watchers the data table just notified (`release-3.4.10
+        // DataTree.java:505-507`, `triggerWatch(path, NodeDeleted, processed)`).
+        let first = events.len();
         self.fire(path, WatchTable::Data, WatchEventType::NodeDeleted, events);
-        self.fire(path, WatchTable::Child, WatchEventType::NodeDeleted, events);
+        let notified: BTreeSet<SessionId> = events[first..].iter().map(|e| e.session).collect();
+        if let Some(set) = self.watches.remove(&(String::from(path), WatchTable::Child)) {
+            for session in set.into_iter().filter(|s| !notified.contains(s)) {
+                events.push(WatchEvent { session, path: path.into(), kind: WatchEventType::NodeDeleted });
+            }
+        }
         if let Some(parent) = parent_of(path) {
             let parent = String::from(parent);
             if let Some(p) = self.nodes.get_mut(&parent) {
+                // What a client reads as cversion counts deletes too (see `Znode::child_creates`).
                 p.stat.cversion += 1;
             }
             self.fire(&parent, WatchTable::Child, WatchEventType::NodeChildrenChanged, events);
@@ -679,6 +736,7 @@ impl DataTree {
                             mzxid: self.zxid,
                             ephemeral_owner: None,
                         },
+                        child_creates: 0,
                     },
                 );
             }
@@ -716,16 +774,32 @@ impl DataTree {
         let z = self.zxid;
         self.nodes.insert(
             path.into(),
-            Znode { data, stat: Stat { version: 0, cversion: 0, czxid: z, mzxid: z, ephemeral_owner: owner } },
+            Znode {
+                data,
+                stat: Stat { version: 0, cversion: 0, czxid: z, mzxid: z, ephemeral_owner: owner },
+                child_creates: 0,
+            },
         );
         self.fire(path, WatchTable::Data, WatchEventType::NodeCreated, events);
         if let Some(parent) = parent_of(path) {
             let parent = String::from(parent);
             if let Some(p) = self.nodes.get_mut(&parent) {
                 p.stat.cversion += 1;
+                p.child_creates += 1;
             }
             self.fire(&parent, WatchTable::Child, WatchEventType::NodeChildrenChanged, events);
         }
+    }
+
+    /// The path a create of `path` makes: with `sequential`, `path` followed by the parent's
+    /// persisted cversion as ten digits (`release-3.4.10 PrepRequestProcessor.java:345-349`,
+    /// `String.format("%010d", parentCVersion)`; `release-3.8.0-1 PrepRequestProcessor.java:690-692`).
+    fn create_path(&self, path: &str, sequential: bool) -> String {
+        if !sequential {
+            return path.into();
+        }
+        let n = parent_of(path).and_then(|p| self.nodes.get(p)).map(|p| p.child_creates).unwrap_or(0);
+        format!("{path}{n:010}")
     }
 
     fn check_version(&self, path: &str, version: i32) -> Result<(), ZkError> {
@@ -761,15 +835,7 @@ impl DataTree {
         self.touch(session, now);
         let res = match op {
             ZkOp::Create { path, data, ephemeral, sequential } => {
-                let full = if *sequential {
-                    let parent = String::from(parent_of(path).unwrap_or("/"));
-                    let c = self.seq_counters.entry(parent).or_insert(0);
-                    let p = format!("{path}{:010}", *c);
-                    *c += 1;
-                    p
-                } else {
-                    path.clone()
-                };
+                let full = self.create_path(path, *sequential);
                 match self.check_create(&full, true) {
                     Err(code) => ZkResult::Error { code },
                     Ok(()) => {
@@ -800,6 +866,15 @@ impl DataTree {
                     }
                     ZkResult::Error { code: ZkError::NoNode }
                 }
+                Some(n) => {
+                    if *watch {
+                        self.add_watch(path, WatchTable::Data, session);
+                    }
+                    ZkResult::Data { data: n.data, stat: n.stat }
+                }
+            },
+            ZkOp::GetDataPlain { path, watch } => match self.nodes.get(path).cloned() {
+                None => ZkResult::Error { code: ZkError::NoNode },
                 Some(n) => {
                     if *watch {
                         self.add_watch(path, WatchTable::Data, session);
@@ -841,9 +916,12 @@ impl DataTree {
                 MultiOp::SetData { path, data, version } => scratch.check_version(path, *version).map(|_| {
                     scratch.do_set(path, data.clone(), &mut scratch_events);
                 }),
-                MultiOp::Create { path, data, ephemeral } => scratch.check_create(path, true).map(|_| {
-                    scratch.do_create(path, data.clone(), ephemeral.then_some(session), &mut scratch_events);
-                }),
+                MultiOp::Create { path, data, ephemeral, sequential } => {
+                    let full = scratch.create_path(path, *sequential);
+                    scratch.check_create(&full, true).map(|_| {
+                        scratch.do_create(&full, data.clone(), ephemeral.then_some(session), &mut scratch_events);
+                    })
+                }
                 MultiOp::Delete { path, version } => scratch.check_version(path, *version).and_then(|_| {
                     if scratch.children(path).is_empty() {
                         scratch.zxid += 1;
