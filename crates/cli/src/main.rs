@@ -18,12 +18,18 @@ use splitbrain_sim::{coordinator_partition, Limits, Mode, Scenario, World};
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
+mod describe;
+
 const USAGE: &str = "usage:
   splitbrain scenarios
   splitbrain run <built-in name | path.json> [--mode legacy|1.1|fenced|kraft] [--seed N] [--until-ms T] [--json]
                  [--max-steps N] [--max-time-ms T]   (limits; defaults 200000 steps, 2592000000 ms = 30 days)
                  (modes: legacy is Kafka 1.0.0, alias 1.0; 1.1 is 1.1.0; fenced is 2.1.0, alias 2.1)
   splitbrain coordinator <group> [--partitions N]
+  splitbrain describe <built-in name | path.json> [--mode M] [--seed N] [--step N|end]
+                      --as topics|topics-admin|kcat|zk-shell|jmx [--broker N]
+                      [--unavailable-partitions] [--under-replicated-partitions]
+                      (what Kafka's own tool would print after step N; default end)
   splitbrain explore [--mode legacy|1.1|fenced|kraft] [--seed N] [--budget-schedules K | --budget-ms T]
                      [--property leader-minus-one|two-controllers] [--exhaustive] [--max-faults F] [--operator]
                      [--scenario NAME|FILE] [--out FILE] [--json]
@@ -34,7 +40,7 @@ const USAGE: &str = "usage:
   splitbrain zk-replay <file | ->   ZooKeeper client operations (JSON lines) on the model's ZooKeeper,
                                     one JSON line out per operation";
 
-struct Fail(String);
+pub(crate) struct Fail(String);
 
 /// `println!` that ends quietly when stdout is closed (`| head`), instead of panicking.
 macro_rules! say {
@@ -69,6 +75,9 @@ fn run(args: &[String]) -> Result<(), Fail> {
         Some("coordinator") => cmd_coordinator(&args[1..]),
         Some("explore") => cmd_explore(&args[1..]),
         Some("zk-replay") => cmd_zk_replay(&args[1..]),
+        Some("describe") => describe::cmd_describe(&args[1..]).map(|text| {
+            let _ = io::stdout().lock().write_all(text.as_bytes());
+        }),
         Some("-h") | Some("--help") | Some("help") => {
             say!("{USAGE}");
             Ok(())

@@ -39,6 +39,7 @@ pub mod scenario;
 pub mod sched;
 pub mod share;
 pub mod timeline;
+pub mod tools;
 pub mod view;
 pub mod world;
 pub mod zk_client;
