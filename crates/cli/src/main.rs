@@ -10,8 +10,7 @@
 //! core's [`Limits`] (200 000 steps, 30 days of virtual time, unless raised with `--max-steps` /
 //! `--max-time-ms`): a scenario that ends past the time limit is refused (status 2, naming the
 //! limit), and a run that meets the step limit is cut there with a note saying so.
-mod zk_replay;
-
+use splitbrain_cli::zk_replay;
 use splitbrain_sim::scenario::{builtin, builtins};
 use splitbrain_sim::view::describe_partition;
 use splitbrain_sim::{coordinator_partition, Limits, Mode, Scenario, World};

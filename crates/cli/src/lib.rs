@@ -1,0 +1,3 @@
+//! The parts of the `splitbrain` command line that other harnesses drive too: the fuzz targets
+//! (`fuzz/`) feed [`zk_replay::Replay`] the same input lines the CLI reads.
+pub mod zk_replay;
