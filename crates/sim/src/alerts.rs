@@ -101,6 +101,37 @@ fn leaderless_in_tree(zk: &DataTree, render: bool, out: &mut Vec<Alert>) {
     }
 }
 
+/// The leader a partition's state znode holds.
+fn state_leader(zk: &DataTree, tp: &TopicPartition) -> Option<BrokerId> {
+    match zk.get(&tp.state_path()).map(|n| &n.data) {
+        Some(ZData::PartitionState { state }) => Some(state.leader),
+        _ => None,
+    }
+}
+
+/// Every partition whose state znode says leader -1.
+fn leaderless_set(zk: &DataTree) -> BTreeSet<TopicPartition> {
+    zk.nodes()
+        .filter(|(_, n)| matches!(&n.data, ZData::PartitionState { state } if state.leader == NO_LEADER))
+        .filter_map(|(path, _)| TopicPartition::from_state_path(path))
+        .collect()
+}
+
+/// [`leaderless_in_tree`] for the leader -1 partitions `set` (what it finds, in the same order).
+fn leaderless_of(zk: &DataTree, set: &BTreeSet<TopicPartition>, render: bool, out: &mut Vec<Alert>) {
+    if set.is_empty() {
+        return;
+    }
+    let registered: BTreeSet<BrokerId> = zk.children("/brokers/ids").iter().filter_map(|s| s.parse().ok()).collect();
+    let mut found: Vec<(String, &TopicPartition)> = set.iter().map(|tp| (tp.state_path(), tp)).collect();
+    found.sort();
+    for (path, tp) in found {
+        if let Some(ZData::PartitionState { state }) = zk.get(&path).map(|n| &n.data) {
+            leaderless(|| tp.clone(), state.leader, &state.isr, &registered, "alive", render, out);
+        }
+    }
+}
+
 /// Cache divergence of every active, loaded controller, in broker order. `unchanged`: brokers
 /// (and the tree) known unchanged since the memo was made, whose finding is taken as it is.
 fn divergences<'a>(
@@ -120,20 +151,51 @@ fn divergences<'a>(
         }
         let writing = b.controller.job.as_ref().map(|j| j.writing()).unwrap_or_default();
         let leadership = &b.controller.ctx.leadership;
+        let same_cache = |d: &Divergence| {
+            d.writing == writing && (Rc::ptr_eq(&d.leadership, leadership) || d.leadership == *leadership)
+        };
         let d = match memo.get(&b.id) {
-            Some(d)
-                if d.version == zk.brokers_version()
-                    && d.writing == writing
-                    && (Rc::ptr_eq(&d.leadership, leadership) || d.leadership == *leadership) =>
-            {
-                d.clone()
+            Some(d) if d.version == zk.brokers_version() && same_cache(d) => d.clone(),
+            prev => {
+                // From the last finding: re-read only the partitions whose state znode moved,
+                // whose cached entry changed, or that started or stopped being written.
+                let base = prev.and_then(|d| Some((d, zk.state_changes_since(d.version)?)));
+                let diffs = match base {
+                    Some((d, changes)) => {
+                        let mut diffs = d.diffs.clone();
+                        let mut recheck = |tp: &TopicPartition| match leadership.get(tp) {
+                            Some(c) if !writing.contains(tp) && differs(zk, tp, c) => {
+                                diffs.insert(tp.clone());
+                            }
+                            _ => {
+                                diffs.remove(tp);
+                            }
+                        };
+                        changes.for_each(&mut recheck);
+                        d.writing.iter().chain(writing.iter()).for_each(&mut recheck);
+                        if !Rc::ptr_eq(&d.leadership, leadership) {
+                            changed_entries(&d.leadership, leadership, &mut recheck);
+                        }
+                        debug_assert!(diffs.iter().eq(leadership
+                            .iter()
+                            .filter(|(tp, c)| !writing.contains(tp) && differs(zk, tp, c))
+                            .map(|(tp, _)| tp)));
+                        diffs
+                    }
+                    None => leadership
+                        .iter()
+                        .filter(|(tp, c)| !writing.contains(tp) && differs(zk, tp, c))
+                        .map(|(tp, _)| tp.clone())
+                        .collect(),
+                };
+                Rc::new(Divergence {
+                    version: zk.brokers_version(),
+                    leadership: leadership.clone(),
+                    alert: cache_divergence(zk, b.id, leadership, &diffs, render),
+                    diffs,
+                    writing,
+                })
             }
-            _ => Rc::new(Divergence {
-                version: zk.brokers_version(),
-                leadership: leadership.clone(),
-                alert: cache_divergence(zk, b.id, leadership, &writing, render),
-                writing,
-            }),
         };
         out.extend(d.alert.clone());
         seen.insert(b.id, d);
@@ -180,6 +242,9 @@ pub(crate) struct Incremental {
     multi: Vec<Alert>,
     tree: Option<(crate::ids::NodeId, u64)>,
     leaderless: Vec<Alert>,
+    /// The partitions whose state znode says leader -1, as of `brokers_version` `leaderless_at`.
+    leaderless_set: BTreeSet<TopicPartition>,
+    leaderless_at: Option<u64>,
     divergence_memo: DivergenceMemo,
     divergence: Vec<Alert>,
     coordinator: Vec<Alert>,
@@ -215,8 +280,23 @@ impl Incremental {
             }
         }
         if tree_changed {
+            let changes = self.leaderless_at.and_then(|v| zk.state_changes_since(v)).filter(|_| !all);
+            match changes {
+                Some(changes) => {
+                    for tp in changes {
+                        if state_leader(zk, tp) == Some(NO_LEADER) {
+                            self.leaderless_set.insert(tp.clone());
+                        } else {
+                            self.leaderless_set.remove(tp);
+                        }
+                    }
+                }
+                None => self.leaderless_set = leaderless_set(zk),
+            }
+            debug_assert_eq!(self.leaderless_set, leaderless_set(zk));
+            self.leaderless_at = Some(zk.brokers_version());
             let mut l = Vec::new();
-            leaderless_in_tree(zk, render, &mut l);
+            leaderless_of(zk, &self.leaderless_set, render, &mut l);
             changed |= l != self.leaderless;
             self.leaderless = l;
             self.tree = Some(tree);
@@ -264,35 +344,73 @@ pub(crate) struct Divergence {
     /// same pointer.
     leadership: Rc<BTreeMap<TopicPartition, Cached>>,
     writing: Vec<TopicPartition>,
+    /// The cached partitions (not being written) whose state znode differs from the cache.
+    diffs: BTreeSet<TopicPartition>,
     alert: Option<Alert>,
 }
 
 /// The last findings by controller; see [`Divergence`].
 pub(crate) type DivergenceMemo = BTreeMap<BrokerId, Rc<Divergence>>;
 
+/// Calls `f` for every partition whose entry differs between two caches (present in one only,
+/// or another value), walking both in order.
+fn changed_entries(
+    a: &BTreeMap<TopicPartition, Cached>,
+    b: &BTreeMap<TopicPartition, Cached>,
+    f: &mut impl FnMut(&TopicPartition),
+) {
+    let (mut x, mut y) = (a.iter().peekable(), b.iter().peekable());
+    loop {
+        match (x.peek(), y.peek()) {
+            (None, None) => return,
+            (Some((k, _)), None) => {
+                f(k);
+                x.next();
+            }
+            (None, Some((k, _))) => {
+                f(k);
+                y.next();
+            }
+            (Some((ka, va)), Some((kb, vb))) => match ka.cmp(kb) {
+                core::cmp::Ordering::Less => {
+                    f(ka);
+                    x.next();
+                }
+                core::cmp::Ordering::Greater => {
+                    f(kb);
+                    y.next();
+                }
+                core::cmp::Ordering::Equal => {
+                    if va != vb {
+                        f(ka);
+                    }
+                    x.next();
+                    y.next();
+                }
+            },
+        }
+    }
+}
+
+/// The partition's state znode differs from the cached leadership (leader, ISR or leader epoch).
+fn differs(zk: &DataTree, tp: &TopicPartition, c: &Cached) -> bool {
+    match zk.get(&tp.state_path()).map(|n| &n.data) {
+        Some(ZData::PartitionState { state }) => {
+            state.leader != c.state.leader || state.isr != c.state.isr || state.leader_epoch != c.state.leader_epoch
+        }
+        _ => false,
+    }
+}
+
 /// An active controller's `partitionLeadershipInfo` differing from the state znodes (leaving out
-/// the partition it is writing).
+/// the partition it is writing): `diffs`, the partitions that differ, in the cache's order.
 fn cache_divergence(
     zk: &DataTree,
     id: BrokerId,
     leadership: &BTreeMap<TopicPartition, Cached>,
-    writing: &[TopicPartition],
+    diffs: &BTreeSet<TopicPartition>,
     render: bool,
 ) -> Option<Alert> {
-    let mut diffs = Vec::new();
-    let mut path = String::with_capacity(64);
-    for (tp, c) in leadership.iter().filter(|(tp, _)| !writing.contains(tp)) {
-        path.clear();
-        tp.write_state_path(&mut path);
-        if let Some(ZData::PartitionState { state }) = zk.get(&path).map(|n| &n.data) {
-            if state.leader != c.state.leader || state.isr != c.state.isr || state.leader_epoch != c.state.leader_epoch
-            {
-                diffs.push(text(render, || {
-                    format!("{tp}: cache {} vs ZooKeeper {}", leader_isr_json(&c.state), leader_isr_json(state))
-                }));
-            }
-        }
-    }
     if diffs.is_empty() {
         return None;
     }
@@ -301,7 +419,21 @@ fn cache_divergence(
         kind: AlertKind::CacheDivergence,
         key: format!("cache_divergence:{id}"),
         message: text(render, || {
-            let mut shown: Vec<String> = diffs.into_iter().take(3).collect();
+            let mut shown: Vec<String> = diffs
+                .iter()
+                .take(3)
+                .filter_map(|tp| {
+                    let c = leadership.get(tp)?;
+                    match zk.get(&tp.state_path()).map(|n| &n.data) {
+                        Some(ZData::PartitionState { state }) => Some(format!(
+                            "{tp}: cache {} vs ZooKeeper {}",
+                            leader_isr_json(&c.state),
+                            leader_isr_json(state)
+                        )),
+                        _ => None,
+                    }
+                })
+                .collect();
             if n > 3 {
                 shown.push(format!("and {} more", n - 3));
             }

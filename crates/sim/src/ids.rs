@@ -2,6 +2,7 @@
 //! (`LeaderAndIsr.NoLeader`) means "no leader".
 use alloc::format;
 use alloc::string::{String, ToString};
+use alloc::sync::Arc;
 use core::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -102,11 +103,137 @@ impl<'de> Deserialize<'de> for NodeId {
     }
 }
 
+/// `__consumer_offsets`, the topic every run has (Kafka's `Topic.GroupMetadataTopicName`).
+const OFFSETS: &str = "__consumer_offsets";
+
+/// A topic name, cheap to compare and to clone on the engine's hot paths: `__consumer_offsets` is
+/// a tag (no bytes compared, nothing allocated), any other name one shared string. It orders,
+/// compares, hashes and serializes exactly as its name does (a `String` before), so maps keyed by
+/// it iterate in the same order and traces and state hashes are unchanged.
+#[derive(Clone, Debug)]
+pub struct Topic(TopicRepr);
+
+#[derive(Clone, Debug)]
+enum TopicRepr {
+    Offsets,
+    Other(Arc<str>),
+}
+
+impl Topic {
+    /// The topic named `name`.
+    pub fn new(name: &str) -> Self {
+        Topic(if name == OFFSETS { TopicRepr::Offsets } else { TopicRepr::Other(Arc::from(name)) })
+    }
+
+    /// The name.
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            TopicRepr::Offsets => OFFSETS,
+            TopicRepr::Other(s) => s,
+        }
+    }
+}
+
+impl core::ops::Deref for Topic {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq for Topic {
+    fn eq(&self, other: &Topic) -> bool {
+        match (&self.0, &other.0) {
+            (TopicRepr::Offsets, TopicRepr::Offsets) => true,
+            (TopicRepr::Other(a), TopicRepr::Other(b)) => Arc::ptr_eq(a, b) || a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Topic {}
+
+impl PartialEq<str> for Topic {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Topic {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<Topic> for &str {
+    fn eq(&self, other: &Topic) -> bool {
+        *self == other.as_str()
+    }
+}
+
+impl PartialEq<Topic> for String {
+    fn eq(&self, other: &Topic) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Ord for Topic {
+    fn cmp(&self, other: &Topic) -> core::cmp::Ordering {
+        if let (TopicRepr::Offsets, TopicRepr::Offsets) = (&self.0, &other.0) {
+            return core::cmp::Ordering::Equal;
+        }
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl PartialOrd for Topic {
+    fn partial_cmp(&self, other: &Topic) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl core::hash::Hash for Topic {
+    fn hash<H: core::hash::Hasher>(&self, h: &mut H) {
+        self.as_str().hash(h)
+    }
+}
+
+impl fmt::Display for Topic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl From<&str> for Topic {
+    fn from(s: &str) -> Topic {
+        Topic::new(s)
+    }
+}
+
+impl From<Topic> for String {
+    fn from(t: Topic) -> String {
+        t.as_str().into()
+    }
+}
+
+impl Serialize for Topic {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Topic {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Ok(Topic::new(&s))
+    }
+}
+
 /// A topic partition (`TopicAndPartition` in 1.0).
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
 pub struct TopicPartition {
     /// Topic name.
-    pub topic: String,
+    pub topic: Topic,
     /// Partition number.
     pub partition: u32,
 }
@@ -114,7 +241,7 @@ pub struct TopicPartition {
 impl TopicPartition {
     /// Builds a topic partition.
     pub fn new(topic: &str, partition: u32) -> Self {
-        TopicPartition { topic: topic.into(), partition }
+        TopicPartition { topic: Topic::new(topic), partition }
     }
 
     /// The partition's state znode, `/brokers/topics/<t>/partitions/<p>/state`.

@@ -49,7 +49,7 @@ pub use alerts::{Alert, AlertKind};
 pub use command::{Command, Direction};
 pub use consumer::{coordinator_partition, java_string_hash, kafka_abs};
 pub use event::{Event, EventKind};
-pub use ids::{NodeId, TopicPartition};
+pub use ids::{NodeId, Topic, TopicPartition};
 pub use limits::{Bound, Limits};
 pub use mark::Mark;
 pub use mode::{Behaviour, Mode};

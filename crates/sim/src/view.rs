@@ -191,7 +191,7 @@ pub struct PartitionView {
 impl From<crate::message::PartitionStateInfo> for PartitionView {
     fn from(i: crate::message::PartitionStateInfo) -> Self {
         PartitionView {
-            topic: i.tp.topic,
+            topic: i.tp.topic.into(),
             partition: i.tp.partition,
             replicas: i.replicas,
             leader: i.leader,

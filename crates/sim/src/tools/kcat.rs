@@ -55,8 +55,8 @@ pub fn metadata(world: &World, broker: Option<BrokerId>) -> Result<KcatMetadata,
     let alive = &b.metadata.alive;
     let mut topics: Vec<(String, Vec<KcatPartition>)> = Vec::new();
     for (tp, s) in &b.metadata.partitions {
-        if topics.last().is_none_or(|(t, _)| *t != tp.topic) {
-            topics.push((tp.topic.clone(), Vec::new()));
+        if topics.last().is_none_or(|(t, _)| *t != tp.topic.as_str()) {
+            topics.push((String::from(tp.topic.as_str()), Vec::new()));
         }
         let ok = s.leader >= 0 && alive.contains(&s.leader);
         topics.last_mut().expect("pushed").1.push(KcatPartition {

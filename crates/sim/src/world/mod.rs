@@ -73,6 +73,8 @@ pub struct World {
     alert_memo: alerts::Incremental,
     /// What the current step changed that the alerts and the ISR checks read.
     touched: alerts::Touched,
+    /// What each broker last showed the leaders' ISR checks (see [`FollowerView`]).
+    follower_views: BTreeMap<BrokerId, FollowerView>,
     /// Messages dropped in the last step (for drawing).
     pub(crate) last_dropped: Vec<Message>,
     /// The message delivered in the last step (for drawing).
@@ -791,8 +793,25 @@ impl World {
         if self.touched.brokers.is_empty() && !self.touched.net {
             return;
         }
+        // A leader's check reads its own state, the links, and what the other brokers show it
+        // (their process and which leader each of their replicas follows). A leader untouched by
+        // this step is looked at again only if the links or some broker's view changed.
+        let mut views_changed = self.touched.net;
+        for i in 0..self.touched.brokers.len() {
+            let b = self.touched.brokers[i];
+            let Some(br) = self.brokers.get(&b) else { continue };
+            if !self.follower_views.get(&b).is_some_and(|v| v.is(br)) {
+                self.follower_views.insert(b, FollowerView::of(br));
+                views_changed = true;
+            }
+        }
         let ids: Vec<BrokerId> = self.brokers.keys().copied().collect();
         for b in ids {
+            if !views_changed && !self.touched.brokers.contains(&b) {
+                // Nothing it reads moved since it last found nothing due (or scheduled a check).
+                debug_assert_eq!(self.brokers[&b].isr_check_due(&self.in_sync(b), &self.cfg), None, "b{b} skipped");
+                continue;
+            }
             let due = self.brokers[&b].isr_check_due(&self.in_sync(b), &self.cfg);
             if let Some(wait) = due {
                 let mut out = Outbox::new(self.render);
@@ -818,6 +837,35 @@ impl World {
         for (leader, touched) in relays {
             self.with_zk(leader, log, |zk, now, _, out| zk.on_touches(&touched, now, out));
         }
+    }
+}
+
+/// What a broker shows the other brokers' ISR checks ([`World::in_sync`]): whether it runs, and
+/// for each of its replicas whether it leads and which leader it follows. A derived cache of the
+/// broker's state (it decides nothing a broker's own state does not).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct FollowerView {
+    alive: bool,
+    replicas: Vec<(TopicPartition, bool, BrokerId)>,
+}
+
+impl FollowerView {
+    fn of(b: &Broker) -> FollowerView {
+        FollowerView {
+            alive: b.alive,
+            replicas: b.partitions.iter().map(|(tp, p)| (tp.clone(), p.is_leader, p.leader)).collect(),
+        }
+    }
+
+    /// The view is still what `b` shows.
+    fn is(&self, b: &Broker) -> bool {
+        self.alive == b.alive
+            && self.replicas.len() == b.partitions.len()
+            && self
+                .replicas
+                .iter()
+                .zip(b.partitions.iter())
+                .all(|((t, l, f), (tp, p))| *l == p.is_leader && *f == p.leader && t == tp)
     }
 }
 

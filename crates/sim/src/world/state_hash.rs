@@ -108,6 +108,9 @@ impl World {
             alert_memo: _,
             // Scratch of the step being taken, empty between steps.
             touched: _,
+            // What the brokers last showed the ISR checks: a function of the brokers' hashed state
+            // as of their last step, read only to skip checks whose inputs did not move.
+            follower_views: _,
             // Text or not: the same decisions either way (tests/render.rs).
             render: _,
             last_dropped: _,

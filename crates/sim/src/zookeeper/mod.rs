@@ -14,7 +14,7 @@ pub use server::{ClientLink, ClientLinks, ZkServerNode};
 pub use session_tracker::SessionTracker;
 
 use crate::ids::{fmt_ids, BrokerId, NodeId, TopicPartition};
-use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -512,6 +512,43 @@ pub struct DataTree {
     /// Bumped by every change under `/brokers/` (registrations and partition states): what the
     /// alerts read, so they are looked at again only when it moves (not on every zxid).
     brokers_version: u64,
+    /// Which partition state znodes the last changes under `/brokers/` touched: a derived index
+    /// (not state: it compares equal and hashes to nothing), so the alerts re-read only those.
+    state_log: StateLog,
+}
+
+/// The partitions whose state znode was created, set or deleted, by the `brokers_version` of the
+/// change, keeping the last [`StateLog::KEEP`] changes (older readers recompute from scratch).
+#[derive(Clone, Debug, Default)]
+struct StateLog {
+    /// Changes at or below this version may have been dropped.
+    floor: u64,
+    entries: VecDeque<(u64, TopicPartition)>,
+}
+
+impl StateLog {
+    const KEEP: usize = 512;
+
+    fn push(&mut self, version: u64, tp: TopicPartition) {
+        if self.entries.len() == Self::KEEP {
+            if let Some((v, _)) = self.entries.pop_front() {
+                self.floor = v;
+            }
+        }
+        self.entries.push_back((version, tp));
+    }
+}
+
+impl PartialEq for StateLog {
+    fn eq(&self, _: &StateLog) -> bool {
+        true
+    }
+}
+
+impl Eq for StateLog {}
+
+impl core::hash::Hash for StateLog {
+    fn hash<H: core::hash::Hasher>(&self, _: &mut H) {}
 }
 
 fn parent_of(path: &str) -> Option<&str> {
@@ -536,7 +573,22 @@ impl DataTree {
     fn changed(&mut self, path: &str) {
         if path.starts_with("/brokers/") {
             self.brokers_version += 1;
+            if path.ends_with("/state") {
+                if let Some(tp) = TopicPartition::from_state_path(path) {
+                    self.state_log.push(self.brokers_version, tp);
+                }
+            }
         }
+    }
+
+    /// The partitions whose state znode changed after `brokers_version` was `since` (repeats
+    /// possible), or `None` when that is too long ago to tell.
+    pub(crate) fn state_changes_since(&self, since: u64) -> Option<impl Iterator<Item = &TopicPartition>> {
+        if since < self.state_log.floor || since > self.brokers_version {
+            return None;
+        }
+        let first = self.state_log.entries.partition_point(|(v, _)| *v <= since);
+        Some(self.state_log.entries.range(first..).map(|(_, tp)| tp))
     }
 
     /// A counter that moves whenever a znode under `/brokers/` is created, changed or deleted.
