@@ -212,6 +212,8 @@ pub(crate) struct Touched {
     pub consumers: bool,
     /// The network changed.
     pub net: bool,
+    /// A ZooKeeper server's handler ran.
+    pub zk: bool,
 }
 
 impl Touched {
@@ -227,6 +229,7 @@ impl Touched {
         self.brokers.clear();
         self.consumers = false;
         self.net = false;
+        self.zk = false;
     }
 }
 

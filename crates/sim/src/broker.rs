@@ -727,6 +727,14 @@ impl Broker {
         })
     }
 
+    /// The partitions whose ISR write to ZooKeeper awaits its response.
+    pub fn isr_writes_in_flight(&self) -> impl Iterator<Item = &TopicPartition> {
+        self.zk.outstanding.values().filter_map(|o| match &o.purpose {
+            Purpose::IsrUpdate { tp, .. } => Some(tp),
+            _ => None,
+        })
+    }
+
     /// Schedules the ISR check [`Broker::isr_check_due`] asked for.
     pub fn schedule_isr_check(&mut self, after_ms: u64, out: &mut Outbox) {
         self.isr_check_pending = true;
@@ -754,16 +762,15 @@ impl Broker {
         if !lp.is_leader || (lp.isr_write_failed_at == Some(lp.zk_version) && lp.isr_refusals >= ISR_REFUSAL_REPEATS) {
             return None;
         }
-        if self.zk.has(|p| matches!(p, Purpose::IsrUpdate { tp: t, .. } if t == tp)) {
-            return None;
-        }
         let wanted = |r: BrokerId| r == self.id || in_sync(tp, r);
         // The ISR stays as it is exactly when it holds the leader, every member is a replica
         // still wanted, and every wanted replica is a member (asking `in_sync` once a replica).
         let same = lp.isr.contains(&self.id)
             && lp.isr.iter().all(|r| lp.replicas.contains(r) && wanted(*r))
             && lp.replicas.iter().all(|r| lp.isr.contains(r) || !wanted(*r));
-        if same {
+        // Nor while a write of this partition's ISR awaits its answer (asked only when the ISR
+        // would change: both answers are "nothing to write").
+        if same || self.zk.has(|p| matches!(p, Purpose::IsrUpdate { tp: t, .. } if t == tp)) {
             return None;
         }
         let mut want: Vec<BrokerId> = lp.replicas.iter().copied().filter(|r| wanted(*r)).collect();

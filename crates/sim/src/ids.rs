@@ -125,6 +125,11 @@ impl Topic {
         Topic(if name == OFFSETS { TopicRepr::Offsets } else { TopicRepr::Other(Arc::from(name)) })
     }
 
+    /// This is `__consumer_offsets`.
+    pub fn is_offsets(&self) -> bool {
+        matches!(self.0, TopicRepr::Offsets)
+    }
+
     /// The name.
     pub fn as_str(&self) -> &str {
         match &self.0 {

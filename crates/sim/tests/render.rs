@@ -44,6 +44,9 @@ fn state(w: &World) -> View {
     for a in &mut v.alerts {
         a.message.clear();
     }
+    // Text, and the copy of the last delivered message kept only for drawing, exist only with
+    // rendering on (`World::set_render`); everything else must be equal.
+    v.messages.retain(|m| m.state != "delivered");
     v
 }
 

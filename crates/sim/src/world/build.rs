@@ -73,7 +73,7 @@ impl World {
             alerts: Vec::new(),
             alert_memo: alerts::Incremental::default(),
             touched: alerts::Touched::default(),
-            follower_views: BTreeMap::new(),
+            isr_seen: BTreeMap::new(),
             last_dropped: Vec::new(),
             last_delivered: None,
             last_node: None,

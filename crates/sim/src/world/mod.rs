@@ -73,8 +73,8 @@ pub struct World {
     alert_memo: alerts::Incremental,
     /// What the current step changed that the alerts and the ISR checks read.
     touched: alerts::Touched,
-    /// What each broker last showed the leaders' ISR checks (see [`FollowerView`]).
-    follower_views: BTreeMap<BrokerId, FollowerView>,
+    /// What each broker's state last meant to the ISR checks (see [`IsrSeen`]).
+    isr_seen: BTreeMap<BrokerId, IsrSeen>,
     /// Messages dropped in the last step (for drawing).
     pub(crate) last_dropped: Vec<Message>,
     /// The message delivered in the last step (for drawing).
@@ -168,7 +168,8 @@ impl World {
     /// and every alert its message; off, events keep every structured field (step, time, node,
     /// from, message category, kind, marks) and alerts their kinds and keys, with empty text. The
     /// run takes exactly the same decisions either way (same random draws, same queue order), so
-    /// a step can be re-run with rendering on to show it.
+    /// a step can be re-run with rendering on to show it. Off, the world also keeps no copy of the
+    /// message a step delivered (what [`World::view`] draws as its "delivered" arrow).
     pub fn set_render(&mut self, on: bool) {
         self.render = on;
     }
@@ -446,6 +447,7 @@ impl World {
         let mut out = Outbox::new(self.render);
         let links = ZkLinks { net: &self.net, brokers: &self.brokers };
         let r = f(self.plane.zk_node_mut(server)?, self.now, &links, &mut out);
+        self.touched.zk = true;
         self.route(server, out, log);
         Some(r)
     }
@@ -530,7 +532,10 @@ impl World {
             self.last_dropped.push(m);
             return log;
         }
-        self.last_delivered = Some(m.clone());
+        if render {
+            // Kept for drawing only (the view's "delivered" arrow): not copied when nothing is shown.
+            self.last_delivered = Some(m.clone());
+        }
         let mut log =
             StepLog::new(render, m.to, EventKind::Info, || format!("{} ← {}: {}", m.to, m.from, m.payload.label()));
         log.from = Some(m.from);
@@ -787,27 +792,47 @@ impl World {
         if self.plane.kraft().is_some() {
             return;
         }
-        self.sync_zk_relay(log);
+        // The relay reads the servers, the links and the brokers' sessions; when none of them moved
+        // since the last sync (which left every leader's relay as it found it), it has nothing to do.
+        if self.touched.zk || self.touched.net || !self.touched.brokers.is_empty() {
+            self.sync_zk_relay(log);
+        } else {
+            debug_assert!(self.relay_idle(), "the ZooKeeper relay skipped with work to do");
+        }
         // What an ISR check reads (the brokers, the links) is unchanged since the last step left
         // every leader with nothing due (or a check pending): nothing can be due now.
         if self.touched.brokers.is_empty() && !self.touched.net {
             return;
         }
         // A leader's check reads its own state, the links, and what the other brokers show it
-        // (their process and which leader each of their replicas follows). A leader untouched by
-        // this step is looked at again only if the links or some broker's view changed.
+        // (their process and which leader each of their replicas follows). A leader is looked at
+        // again only if what it reads of itself, the links or some broker's view changed.
         let mut views_changed = self.touched.net;
+        let mut own_changed: Vec<BrokerId> = Vec::new();
         for i in 0..self.touched.brokers.len() {
             let b = self.touched.brokers[i];
             let Some(br) = self.brokers.get(&b) else { continue };
-            if !self.follower_views.get(&b).is_some_and(|v| v.is(br)) {
-                self.follower_views.insert(b, FollowerView::of(br));
-                views_changed = true;
+            let own = IsrSeen::own(br);
+            match self.isr_seen.get_mut(&b) {
+                Some(seen) => {
+                    if !seen.view.is(br) {
+                        seen.view = FollowerView::of(br);
+                        views_changed = true;
+                    }
+                    if seen.own != own {
+                        seen.own = own;
+                        own_changed.push(b);
+                    }
+                }
+                None => {
+                    self.isr_seen.insert(b, IsrSeen { view: FollowerView::of(br), own });
+                    views_changed = true;
+                }
             }
         }
         let ids: Vec<BrokerId> = self.brokers.keys().copied().collect();
         for b in ids {
-            if !views_changed && !self.touched.brokers.contains(&b) {
+            if !views_changed && !own_changed.contains(&b) {
                 // Nothing it reads moved since it last found nothing due (or scheduled a check).
                 debug_assert_eq!(self.brokers[&b].isr_check_due(&self.in_sync(b), &self.cfg), None, "b{b} skipped");
                 continue;
@@ -819,6 +844,13 @@ impl World {
                 self.route(NodeId::Broker(b), out, log);
             }
         }
+    }
+
+    /// No leader's relay would change now (what [`World::sync_zk_relay`] would act on).
+    fn relay_idle(&self) -> bool {
+        let Some(servers) = self.plane.zk_servers() else { return true };
+        let links = ZkLinks { net: &self.net, brokers: &self.brokers };
+        crate::zookeeper::relayed_touches(servers, &links).into_iter().all(|(l, t)| !servers[&l].touches_changed(&t))
     }
 
     /// The implicit PING round: each leader learns which sessions' touches reach it now
@@ -837,6 +869,92 @@ impl World {
         for (leader, touched) in relays {
             self.with_zk(leader, log, |zk, now, _, out| zk.on_touches(&touched, now, out));
         }
+    }
+}
+
+/// What a broker's state meant to the ISR checks when a step last touched it (a derived cache of
+/// its state, deciding nothing the state does not): what it shows the other leaders
+/// ([`FollowerView`]), and a fingerprint of what its own check reads.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct IsrSeen {
+    view: FollowerView,
+    own: u64,
+}
+
+impl IsrSeen {
+    /// A 64-bit fingerprint of what [`Broker::isr_check_due`] reads of the broker itself: whether
+    /// it runs and has a check scheduled, the partitions it leads (ISR, replicas, cached
+    /// zkVersion, refused writes) and the ISR writes in flight.
+    fn own(b: &Broker) -> u64 {
+        use core::hash::Hasher;
+        let mut h = Mix(0);
+        h.write_u64(b.alive as u64 | (b.isr_check_pending as u64) << 1);
+        let ids = |h: &mut Mix, ids: &[BrokerId]| {
+            h.write_u64(ids.len() as u64);
+            for r in ids {
+                h.write_u64(*r as u32 as u64);
+            }
+        };
+        for (tp, p) in b.partitions.iter().filter(|(_, p)| p.is_leader) {
+            h.write_partition(tp);
+            ids(&mut h, &p.isr);
+            ids(&mut h, &p.replicas);
+            h.write_u64(p.zk_version as u32 as u64 | (p.isr_refusals as u64) << 32);
+            h.write_u64(p.isr_write_failed_at.map_or(u64::MAX, |v| v as u32 as u64));
+        }
+        for tp in b.isr_writes_in_flight() {
+            h.write_partition(tp);
+        }
+        h.finish()
+    }
+}
+
+/// A fast 64-bit mixing hasher (multiply-rotate over 8-byte words), for [`IsrSeen::own`].
+struct Mix(u64);
+
+impl Mix {
+    fn write_partition(&mut self, tp: &TopicPartition) {
+        use core::hash::Hasher;
+        if !tp.topic.is_offsets() {
+            self.write(tp.topic.as_bytes());
+        }
+        self.write_u64(tp.partition as u64 | 1 << 40);
+    }
+}
+
+impl core::hash::Hasher for Mix {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.write_u64(u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]));
+        }
+        let mut last = [0u8; 8];
+        last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        self.write_u64(u64::from_le_bytes(last) ^ ((bytes.len() as u64) << 56));
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(x as u64);
+    }
+
+    fn write_i32(&mut self, x: i32) {
+        self.write_u64(x as u32 as u64);
+    }
+
+    fn write_u8(&mut self, x: u8) {
+        self.write_u64(x as u64);
+    }
+
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
     }
 }
 

@@ -110,7 +110,7 @@ impl World {
             touched: _,
             // What the brokers last showed the ISR checks: a function of the brokers' hashed state
             // as of their last step, read only to skip checks whose inputs did not move.
-            follower_views: _,
+            isr_seen: _,
             // Text or not: the same decisions either way (tests/render.rs).
             render: _,
             last_dropped: _,
