@@ -345,7 +345,7 @@ pub(crate) struct Divergence {
     /// The cache it was computed from, shared: a controller's cache changes through
     /// `Rc::make_mut`, which copies it while this memo holds it, so an unchanged cache is the
     /// same pointer.
-    leadership: Rc<BTreeMap<TopicPartition, Cached>>,
+    leadership: Rc<crate::controller::Leadership>,
     writing: Vec<TopicPartition>,
     /// The cached partitions (not being written) whose state znode differs from the cache.
     diffs: BTreeSet<TopicPartition>,
@@ -358,8 +358,8 @@ pub(crate) type DivergenceMemo = BTreeMap<BrokerId, Rc<Divergence>>;
 /// Calls `f` for every partition whose entry differs between two caches (present in one only,
 /// or another value), walking both in order.
 fn changed_entries(
-    a: &BTreeMap<TopicPartition, Cached>,
-    b: &BTreeMap<TopicPartition, Cached>,
+    a: &crate::controller::Leadership,
+    b: &crate::controller::Leadership,
     f: &mut impl FnMut(&TopicPartition),
 ) {
     let (mut x, mut y) = (a.iter().peekable(), b.iter().peekable());
@@ -410,7 +410,7 @@ fn differs(zk: &DataTree, tp: &TopicPartition, c: &Cached) -> bool {
 fn cache_divergence(
     zk: &DataTree,
     id: BrokerId,
-    leadership: &BTreeMap<TopicPartition, Cached>,
+    leadership: &crate::controller::Leadership,
     diffs: &BTreeSet<TopicPartition>,
     render: bool,
 ) -> Option<Alert> {

@@ -344,7 +344,7 @@ impl Step {
             Step::ReadState(tp) => {
                 if let ZkResult::Data { data: ZData::PartitionState { state }, stat } = result {
                     alloc::rc::Rc::make_mut(&mut c.ctx.leadership)
-                        .insert(tp, Cached { state, zk_version: stat.version });
+                        .insert(tp, alloc::rc::Rc::new(Cached { state, zk_version: stat.version }));
                 }
             }
             Step::MoveController(_) => c.active_id = -1,
@@ -477,7 +477,10 @@ impl Controller {
         if let ZkResult::DataMany { items } = &result {
             for (tp, item) in self.ctx.assignment.keys().zip(items) {
                 if let Some((ZData::PartitionState { state }, stat)) = item {
-                    leadership.insert(tp.clone(), Cached { state: state.clone(), zk_version: stat.version });
+                    leadership.insert(
+                        tp.clone(),
+                        alloc::rc::Rc::new(Cached { state: state.clone(), zk_version: stat.version }),
+                    );
                 }
             }
         }

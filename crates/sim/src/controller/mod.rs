@@ -95,6 +95,10 @@ impl ControllerEvent {
     }
 }
 
+/// `partitionLeadershipInfo`: each entry shared, so copying the map (copy-on-write while the
+/// alerts' memo holds the last one) copies pointers, not ISR lists.
+pub type Leadership = BTreeMap<TopicPartition, Rc<Cached>>;
+
 /// `LeaderIsrAndControllerEpoch` with the znode version, as cached in `partitionLeadershipInfo`.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 pub struct Cached {
@@ -123,7 +127,7 @@ pub struct ControllerContext {
     /// `partitionReplicaAssignment`.
     pub assignment: BTreeMap<TopicPartition, Vec<BrokerId>>,
     /// `partitionLeadershipInfo`.
-    pub leadership: Rc<BTreeMap<TopicPartition, Cached>>,
+    pub leadership: Rc<Leadership>,
     /// `initializeControllerContext` has read the partition states.
     pub loaded: bool,
 }

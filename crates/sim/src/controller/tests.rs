@@ -56,7 +56,9 @@ impl Harness {
             epoch_zk_version: 6,
             live_brokers: [1, 2, 3].into_iter().collect(),
             assignment: [(tp(), replicas.to_vec())].into_iter().collect(),
-            leadership: alloc::rc::Rc::new([(tp(), Cached { state: cached, zk_version: 27 })].into_iter().collect()),
+            leadership: alloc::rc::Rc::new(
+                [(tp(), alloc::rc::Rc::new(Cached { state: cached, zk_version: 27 }))].into_iter().collect(),
+            ),
             loaded: true,
         };
         c.partition_states.insert(tp(), PartitionState::OnlinePartition);
@@ -203,7 +205,7 @@ fn cache_says_leader_3_so_no_election_but_removing_1_from_the_isr_writes_no_lead
         }]
     );
     assert!(h.logged("ZooKeeper said the leader was 1 while the controller's cache said 3, so no election was run"));
-    assert_eq!(h.c.ctx.leadership[&tp()], Cached { state: written, zk_version: 29 });
+    assert_eq!(*h.c.ctx.leadership[&tp()], Cached { state: written, zk_version: 29 });
     assert_eq!(h.c.partition_states[&tp()], PartitionState::OnlinePartition, "still never elected");
     assert_eq!(h.c.replica_states[&(tp(), 1)], ReplicaState::OfflineReplica);
     assert_eq!(h.leader_and_isr_to(2), vec![(-1, 15)]);
@@ -497,7 +499,7 @@ fn a_batched_election_reads_and_writes_every_offline_partition_at_once() {
     let mut h = Harness::new(batched, &[3, 1, 2], li(3, 13, &[3, 1, 2], 7));
     h.c.ctx.assignment.insert(other.clone(), vec![3, 1, 2]);
     alloc::rc::Rc::make_mut(&mut h.c.ctx.leadership)
-        .insert(other.clone(), Cached { state: li(3, 13, &[3, 1, 2], 7), zk_version: 27 });
+        .insert(other.clone(), alloc::rc::Rc::new(Cached { state: li(3, 13, &[3, 1, 2], 7), zk_version: 27 }));
     h.c.ctx.live_brokers = [1, 2].into_iter().collect();
     for t in [tp(), other.clone()] {
         h.c.partition_states.insert(t, PartitionState::OfflinePartition);

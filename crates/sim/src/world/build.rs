@@ -136,7 +136,7 @@ fn zookeeper_steady_state(cfg: &Config) -> (ControlPlane, BTreeMap<BrokerId, Rc<
         let state = LeaderIsr { leader: replicas[0], leader_epoch: le, isr: replicas.clone(), controller_epoch: epoch };
         zk.seed_node(&tp.state_path(), ZData::PartitionState { state: state.clone() }, None);
         zk.seed_version(&tp.state_path(), ver);
-        leadership.insert(tp.clone(), Cached { state, zk_version: ver });
+        leadership.insert(tp.clone(), alloc::rc::Rc::new(Cached { state, zk_version: ver }));
     }
     let live: BTreeSet<BrokerId> = cfg.brokers.iter().copied().collect();
     let infos: BTreeMap<TopicPartition, PartitionStateInfo> =
