@@ -12,7 +12,9 @@
 //! ```text
 //! BLESS=1 cargo test -p splitbrain-sim --test trace_hashes
 //! ```
-use splitbrain_sim::explore::{trace_hash, with_schedule, Explorer, Options, Property};
+#[cfg(not(target_arch = "wasm32"))]
+use splitbrain_sim::explore::Property;
+use splitbrain_sim::explore::{trace_hash, with_schedule, Explorer, Options};
 use splitbrain_sim::scenario::{builtin, builtin_names, ScriptEntry};
 use splitbrain_sim::{Mode, Scenario};
 
@@ -60,6 +62,7 @@ impl Case {
         }
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn row(&self) -> String {
         let schedule = self.schedule.as_ref().map_or("-".into(), |s| serde_json::to_string(s).expect("encodes"));
         format!("{}\t{}\t{}\t{}\t{:016x}\t{}", self.name, self.mode.name(), self.seed, self.steps, self.hash, schedule)
