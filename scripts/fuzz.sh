@@ -37,8 +37,9 @@ for t in $TARGETS; do
     -max_total_time="$SECS" -timeout=30 -dict="$t.dict" -print_final_stats=1 >"$log" 2>&1 || true
   end=$(date +%s)
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+  fuzzed=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | grep -o '[0-9]* second' | grep -o '[0-9]*' | tail -1)
   after=$(find "artifacts/$t" -type f | wc -l)
-  line="$t: ${execs:-?} executions in $((end - start)) s, $((after - before)) new finding(s), corpus $(find "corpus/$t" -type f | wc -l) inputs (log fuzz/$log)"
+  line="$t: ${execs:-?} executions in ${fuzzed:-?} s of fuzzing ($((end - start)) s with the build), $((after - before)) new finding(s), corpus $(find "corpus/$t" -type f | wc -l) inputs (log fuzz/$log)"
   echo "$line"
   summary+=("$line")
 done
