@@ -5,6 +5,7 @@
 //! splitbrain run <built-in | path.json> [--seed N] [--until-ms T] [--max-steps N] [--max-time-ms T] [--json]
 //! splitbrain coordinator <group> [--partitions N]
 //! splitbrain zk-replay <file | ->
+//! splitbrain campaign [--schedules N] [--seed N] [--shard i/n] [--threads N] [--start J] [--json]
 //! ```
 //! Bad input prints one line naming the problem and exits with status 2. Every run is held to the
 //! core's [`Limits`] (200 000 steps, 30 days of virtual time, unless raised with `--max-steps` /
@@ -37,7 +38,12 @@ const USAGE: &str = "usage:
                       default 1.0,7.2,7.5; equal states merged unless --no-merge)
   splitbrain run ... --no-return [N]  also the point of no return (N continuations, default 20)
   splitbrain zk-replay <file | ->   ZooKeeper client operations (JSON lines) on the model's ZooKeeper,
-                                    one JSON line out per operation";
+                                    one JSON line out per operation
+  splitbrain campaign [--schedules N] [--seed N] [--shard i/n] [--threads N] [--start J]
+                      [--scenario NAME|FILE] [--json]
+                      N random explorer schedules (default 1000000) across legacy, 1.1, fenced
+                      and kraft: panics (exit 1 if any), violations per mode, schedules/s.
+                      Needs a build that unwinds panics: scripts/campaign.sh";
 
 pub(crate) struct Fail(String);
 
@@ -74,6 +80,7 @@ fn run(args: &[String]) -> Result<(), Fail> {
         Some("coordinator") => cmd_coordinator(&args[1..]),
         Some("explore") => cmd_explore(&args[1..]),
         Some("zk-replay") => cmd_zk_replay(&args[1..]),
+        Some("campaign") => cmd_campaign(&args[1..]),
         Some("describe") => describe::cmd_describe(&args[1..]).map(|text| {
             let _ = io::stdout().lock().write_all(text.as_bytes());
         }),
@@ -113,6 +120,123 @@ fn cmd_zk_replay(args: &[String]) -> Result<(), Fail> {
         }
     }
     let _ = out.flush();
+    Ok(())
+}
+
+fn cmd_campaign(args: &[String]) -> Result<(), Fail> {
+    use splitbrain_cli::campaign::{can_count_panics, Campaign, Report};
+    use splitbrain_sim::explore::Shard;
+    let (mut schedules, mut seed, mut start) = (1_000_000u64, 1u64, 0u64);
+    let (mut shard, mut threads, mut json, mut base) = (Shard::default(), None, false, "seed-incident".to_string());
+    let mut i = 0;
+    while i < args.len() {
+        let val = |i: usize| args.get(i + 1).ok_or_else(|| Fail(format!("{} needs a value", args[i])));
+        match args[i].as_str() {
+            "--schedules" => schedules = number("--schedules", args.get(i + 1))?,
+            "--seed" => seed = number("--seed", args.get(i + 1))?,
+            "--start" => start = number("--start", args.get(i + 1))?,
+            "--shard" => shard = Shard::parse(val(i)?).map_err(Fail)?,
+            "--scenario" => base = val(i)?.clone(),
+            "--threads" => {
+                let n: usize = number("--threads", args.get(i + 1))?;
+                if n == 0 || n > 1024 {
+                    return Err(Fail(format!("--threads must be between 1 and 1024, got {n}")));
+                }
+                threads = Some(n);
+            }
+            "--json" => {
+                json = true;
+                i += 1;
+                continue;
+            }
+            s => return Err(Fail(format!("unknown option '{s}'"))),
+        }
+        i += 2;
+    }
+    if !can_count_panics() {
+        return Err(Fail(
+            "campaign counts panics, which needs a build that unwinds them; this one aborts (the release profile): run scripts/campaign.sh, or cargo run --profile campaign -p splitbrain-cli -- campaign".into(),
+        ));
+    }
+    let campaign = Campaign::new(load(&base)?, schedules, start, seed, shard);
+    let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Fail(format!("cannot start {threads} threads: {e}")))?;
+    let started = std::time::Instant::now();
+    let mine = campaign.indices().count() as u64;
+    let mut last = std::time::Instant::now();
+    let report: Report = pool.install(|| {
+        campaign.run(4096, |r| {
+            if last.elapsed().as_secs() >= 10 {
+                last = std::time::Instant::now();
+                let secs = started.elapsed().as_secs_f64();
+                eprintln!(
+                    "campaign: {}/{mine} schedules, {} panics, {:.0} s, {:.1} schedules/s",
+                    r.schedules(),
+                    r.panic_count(),
+                    secs,
+                    r.schedules() as f64 / secs
+                );
+            }
+        })
+    });
+    let secs = started.elapsed().as_secs_f64();
+    let rate = report.schedules() as f64 / secs.max(1e-9);
+    let shard_s = format!("{}/{}", shard.index, shard.count);
+    let scenario_flag = if base == "seed-incident" { String::new() } else { format!(" --scenario {base}") };
+    let rerun = |j: u64| format!("splitbrain campaign --seed {seed}{scenario_flag} --start {j} --schedules 1");
+    if json {
+        let modes: Vec<_> = Mode::ALL
+            .iter()
+            .zip(report.modes)
+            .map(|(m, t)| {
+                serde_json::json!({
+                    "mode": m.name(), "schedules": t.schedules, "panics": t.panics,
+                    "leader_minus_one": t.leader_minus_one, "two_controllers": t.two_controllers,
+                })
+            })
+            .collect();
+        let panicked: Vec<_> = report
+            .panics
+            .iter()
+            .map(|p| serde_json::json!({"index": p.index, "mode": p.mode.name(), "message": p.message, "rerun": rerun(p.index)}))
+            .collect();
+        say!(
+            "{}",
+            serde_json::json!({
+                "schedules": report.schedules(), "seed": seed, "start": start, "shard": shard_s,
+                "threads": threads, "seconds": (secs * 1000.0).round() / 1000.0,
+                "schedules_per_second": (rate * 10.0).round() / 10.0,
+                "panics": report.panic_count(), "modes": modes, "panicked": panicked,
+            })
+        );
+    } else {
+        say!(
+            "campaign: {} schedules (seed {seed}, shard {shard_s}, from {start}) on {threads} threads in {secs:.1} s: {rate:.1} schedules/s",
+            report.schedules()
+        );
+        say!("{:<8} {:>10} {:>7} {:>10} {:>16}", "mode", "schedules", "panics", "leader -1", "two controllers");
+        for (m, t) in Mode::ALL.iter().zip(report.modes) {
+            say!(
+                "{:<8} {:>10} {:>7} {:>10} {:>16}",
+                m.name(),
+                t.schedules,
+                t.panics,
+                t.leader_minus_one,
+                t.two_controllers
+            );
+        }
+        say!("panics: {}", report.panic_count());
+        for p in &report.panics {
+            say!("  schedule {} ({}): {} — re-run: {}", p.index, p.mode.name(), p.message, rerun(p.index));
+        }
+    }
+    if report.panic_count() > 0 {
+        let _ = io::stdout().flush();
+        std::process::exit(1);
+    }
     Ok(())
 }
 

@@ -77,7 +77,7 @@ fn path(o: &Obj) -> Result<String, String> {
     if ok {
         Ok(p)
     } else {
-        Err(format!("invalid path '{p}'"))
+        Err(format!("invalid path '{}'", shown(&p)))
     }
 }
 
@@ -93,8 +93,22 @@ fn multi_op(v: &serde_json::Value) -> Result<MultiOp, String> {
         },
         "set" => MultiOp::SetData { path: path(o)?, data: data(o)?, version: version(o)? },
         "delete" => MultiOp::Delete { path: path(o)?, version: version(o)? },
-        other => return Err(format!("unknown multi op '{other}' (check, create, set, delete)")),
+        other => return Err(format!("unknown multi op '{}' (check, create, set, delete)", shown(other))),
     })
+}
+
+/// A name from the input as an error message shows it: control characters (a JSON `"\n"` in a
+/// session name or path) escaped, so the message stays one line.
+fn shown(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn quote(s: &str) -> String {
@@ -112,7 +126,7 @@ impl Replay {
         let events = match op.as_str() {
             "connect" => {
                 if self.by_name.get(&s).is_some_and(|id| self.tree.is_live(*id)) {
-                    return Err(format!("session '{s}' is already connected"));
+                    return Err(format!("session '{}' is already connected", shown(&s)));
                 }
                 let id = self.tree.open_session(NodeId::Broker(0), 30_000, 0);
                 self.by_name.insert(s.clone(), id);
@@ -148,7 +162,7 @@ impl Replay {
                             .map(multi_op)
                             .collect::<Result<_, _>>()?,
                     },
-                    other => return Err(format!("unknown op '{other}'")),
+                    other => return Err(format!("unknown op '{}'", shown(other))),
                 };
                 let (result, events) = self.tree.apply(id, &req, 0);
                 self.result(&req, result, &mut out);
@@ -169,7 +183,7 @@ impl Replay {
     }
 
     fn session(&self, s: &str) -> Result<SessionId, String> {
-        self.by_name.get(s).copied().ok_or_else(|| format!("session '{s}' was never connected"))
+        self.by_name.get(s).copied().ok_or_else(|| format!("session '{}' was never connected", shown(s)))
     }
 
     /// (session name, path, type): sorted, this orders by session, then path, then type.

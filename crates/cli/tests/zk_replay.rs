@@ -124,3 +124,31 @@ fn bad_input_is_one_error_line_naming_the_line_and_exit_2() {
     let o = Command::new(env!("CARGO_BIN_EXE_splitbrain")).args(["zk-replay", "/no/such/file"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// Found by the fuzz target `zk_replay` (fuzz/, 2026-12-05): a session name holding a JSON `"\n"`
+/// was echoed raw, so the error spanned two lines. Every name the input gives (session, op, path,
+/// multi op) is shown with its control characters escaped.
+#[test]
+fn names_with_line_breaks_are_escaped_in_the_one_error_line() {
+    let connect = "{\"s\":\"s1\",\"op\":\"connect\"}\n";
+    for (input, says) in [
+        // The fuzzer's input, line 3 of its crash artifact.
+        (
+            format!("{connect}{{\"s\": \"\\n\", \"op\": \"create\", \"path\": \"/a\", \"data\": \"x\", \"ephemeral\": false, \"sequential\": false}}\n"),
+            r"line 2: session '\n' was never connected",
+        ),
+        (format!("{connect}{connect}").replace("s1", "a\\r\\nb"), r"line 2: session 'a\r\nb' is already connected"),
+        (format!("{connect}{{\"s\":\"s1\",\"op\":\"x\\ny\"}}\n"), r"line 2: unknown op 'x\ny'"),
+        (format!("{connect}{{\"s\":\"s1\",\"op\":\"get\",\"path\":\"/a\\n/\"}}\n"), r"line 2: invalid path '/a\n/'"),
+        (
+            format!("{connect}{{\"s\":\"s1\",\"op\":\"multi\",\"ops\":[{{\"op\":\"\\u0007\",\"path\":\"/\"}}]}}\n"),
+            r"line 2: unknown multi op '\u{7}' (check, create, set, delete)",
+        ),
+    ] {
+        let o = replay(&input);
+        assert_eq!(o.status.code(), Some(2), "{input}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert_eq!(err.trim_end(), format!("splitbrain: zk-replay: {says}"));
+    }
+}

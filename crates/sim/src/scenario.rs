@@ -290,9 +290,24 @@ pub struct StepFault {
 pub struct ScenarioError(pub String);
 
 impl fmt::Display for ScenarioError {
+    /// One line, whatever the message echoes from the file (see [`one_line`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&one_line(&self.0))
     }
+}
+
+/// `msg` with its control characters escaped (a line break as `\n`, NUL as `\u{0}`), so a message
+/// that echoes user input (serde's "unknown field", a name from a file or a link) stays one line.
+pub fn one_line(msg: &str) -> String {
+    let mut out = String::with_capacity(msg.len());
+    for c in msg.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn err<T>(msg: String) -> Result<T, ScenarioError> {

@@ -7,7 +7,7 @@
 //! had a ZooKeeper ensemble and 1.0's own controller-move paths (2026-12-03): they still open, with
 //! a notice ([`Link::notice`]) that the run may differ, and a `v1` link to the built-in
 //! `seed-incident` opens `zkclient-retry`, which carries that scenario's old faults.
-use crate::scenario::{builtin, Mode, Scenario};
+use crate::scenario::{builtin, one_line, Mode, Scenario};
 use crate::timeline::{Timeline, UserCommand};
 use alloc::format;
 use alloc::string::String;
@@ -101,8 +101,12 @@ impl Link {
     }
 
     /// Rebuilds the timeline: same scenario, mode and seed; the user's faults re-applied at their
-    /// steps; the cursor at the saved step.
+    /// steps; the cursor at the saved step. A refusal is one line (names from the link escaped).
     pub fn restore(&self) -> Result<Timeline, String> {
+        self.restore_timeline().map_err(|e| one_line(&e))
+    }
+
+    fn restore_timeline(&self) -> Result<Timeline, String> {
         let scenario = match (self.builtin_opened(), &self.scenario) {
             (Some(name), _) => {
                 builtin(name).ok_or_else(|| format!("the link names an unknown built-in scenario '{name}'"))?
@@ -139,8 +143,13 @@ impl Link {
         format!("v{VERSION}.{}", b64url_encode(&packed))
     }
 
-    /// Decodes a fragment (with or without `#`).
+    /// Decodes a fragment (with or without `#`). A refusal is one line: what it echoes from the
+    /// link (its version prefix, serde's "unknown field") has its control characters escaped.
     pub fn decode(fragment: &str) -> Result<Link, String> {
+        Link::decode_fragment(fragment).map_err(|e| one_line(&e))
+    }
+
+    fn decode_fragment(fragment: &str) -> Result<Link, String> {
         let f = fragment.trim().trim_start_matches('#');
         if f.is_empty() {
             return Err("the link is empty".into());
