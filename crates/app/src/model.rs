@@ -38,12 +38,12 @@ pub enum CutMode {
 }
 
 impl CutMode {
-    /// The core direction for a link (a, b) as the core orders it (zk < brokers < clients).
+    /// The core direction; the core resolves requests and replies per link, in every mode.
     pub fn direction(self) -> Direction {
         match self {
             CutMode::Both => Direction::Both,
-            CutMode::Requests => Direction::BToA,
-            CutMode::Replies => Direction::AToB,
+            CutMode::Requests => Direction::Requests,
+            CutMode::Replies => Direction::Replies,
         }
     }
     /// Value for the select.

@@ -2,7 +2,7 @@
 //! [--unavailable-partitions] [--under-replicated-partitions]`: what one of Kafka's own tools would
 //! print after step N (the core's `tools` module renders it).
 use crate::{load, number, Fail};
-use splitbrain_sim::tools::{self, zk_shell::ZxidTimes, Options, Tool};
+use splitbrain_sim::tools::{self, History, Options, Tool};
 use splitbrain_sim::{Mode, World};
 
 pub(crate) fn cmd_describe(args: &[String]) -> Result<String, Fail> {
@@ -50,17 +50,14 @@ pub(crate) fn cmd_describe(args: &[String]) -> Result<String, Fail> {
     let mut world =
         World::with_mode(&scenario, seed.unwrap_or(scenario.seed), mode).map_err(|e| Fail(format!("{spec}: {e}")))?;
     let end = world.config().end_ms;
-    let mut times = ZxidTimes::default();
-    times.observe(&world);
+    let mut history = History::start(&world);
     let want = step.flatten();
     while want.is_none_or(|n| world.step_count() < n) {
-        if world.step_until(end).is_none() {
-            break;
-        }
-        times.observe(&world);
+        let Some(event) = world.step_until(end) else { break };
+        history.observe(&event, &world);
     }
     if let Some(n) = want.filter(|n| world.step_count() < *n) {
         return Err(Fail(format!("step {n} is beyond the run's end: {spec} ends after {} steps", world.step_count())));
     }
-    tools::render(&world, tool, &opts, &times).map_err(Fail)
+    tools::render(&world, tool, &opts, &history).map_err(Fail)
 }

@@ -27,7 +27,7 @@ const USAGE: &str = "usage:
                  (modes: legacy is Kafka 1.0.0, alias 1.0; 1.1 is 1.1.0; fenced is 2.1.0, alias 2.1)
   splitbrain coordinator <group> [--partitions N]
   splitbrain describe <built-in name | path.json> [--mode M] [--seed N] [--step N|end]
-                      --as topics|topics-admin|kcat|zk-shell|jmx [--broker N]
+                      --as topics|topics-admin|kcat|zk-shell|jmx|state-change [--broker N]
                       [--unavailable-partitions] [--under-replicated-partitions]
                       (what Kafka's own tool would print after step N; default end)
   splitbrain explore [--mode legacy|1.1|fenced|kraft] [--seed N] [--budget-schedules K | --budget-ms T]

@@ -99,7 +99,8 @@ fn run_seed_incident_json_ends_at_leader_minus_one_with_a_stuck_consumer() {
     assert_eq!(
         removed,
         serde_json::json!({"mark": "isr_replica_removed", "controller": 2, "partition": p3, "replica": 1,
-            "leader": -1, "leader_epoch": 15, "isr": [2], "controller_epoch": 9, "cached_leader": 3})
+            "leader": -1, "leader_epoch": 15, "isr": [2], "controller_epoch": 9, "cached_leader": 3,
+            "zk_version": 29})
     );
     let (stuck, _) = find_mark(
         &marks,

@@ -161,3 +161,42 @@ fn bad_input_is_one_line_and_status_2() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn state_change_shows_broker_1_electing_itself_and_the_later_leader_minus_one() {
+    let out = ok(&["describe", "seed-incident", "--step", "end", "--as", "state-change"]);
+    let l = |t: &str, rest: &str| format!("[1970-01-0{t}] TRACE {rest} (state.change.logger)");
+    // 1.0.0 PartitionStateMachine.scala:313 and :170: broker 1's controller (epoch 8) chose itself.
+    has(
+        &out,
+        &l("1 00:00:18,086", "[Controller id=1 epoch=8] Elected leader 1 for Offline partition __consumer_offsets-3"),
+    );
+    has(
+        &out,
+        &l(
+            "1 00:00:18,086",
+            "[Controller id=1 epoch=8] Changed partition __consumer_offsets-3 from OfflinePartition to OnlinePartition with leader 1",
+        ),
+    );
+    // ControllerChannelManager.scala:410: broker 2's controller (epoch 9) sends the leader -1 it wrote.
+    let minus1 = l(
+        "3 00:00:09,583",
+        "[Controller id=2 epoch=9] Sending become-follower LeaderAndIsr request PartitionState(controllerEpoch=9, leader=-1, leaderEpoch=15, isr=2, zkVersion=29, replicas=3,1,2, isNew=false) to broker 2 for partition __consumer_offsets-3",
+    );
+    has(&out, &minus1);
+    // Broker 1's choice comes first, the leader -1 later.
+    let at = |s: &str| out.lines().position(|x| x == s).unwrap();
+    assert!(
+        at(&l(
+            "1 00:00:18,086",
+            "[Controller id=1 epoch=8] Elected leader 1 for Offline partition __consumer_offsets-3"
+        )) < at(&minus1)
+    );
+    // Before broker 1's failover wrote anything, the log is empty.
+    assert_eq!(ok(&["describe", "seed-incident", "--step", &elected_step(2).to_string(), "--as", "state-change"]), "");
+    // 1.1.0 PartitionStateMachine.scala:177: one line with the LeaderAndIsr.
+    let k11 = ok(&["describe", "seed-incident", "--mode", "1.1", "--as", "state-change"]);
+    assert!(k11.lines().all(|x| x.ends_with(" (state.change.logger)") && !x.contains("Elected leader")), "{k11}");
+    assert!(k11.lines().any(|x| x.contains("] Changed partition __consumer_offsets-3 from OfflinePartition to OnlinePartition with state LeaderAndIsr(leader=1, leaderEpoch=14, isr=List(1, 2), zkVersion=28)")), "{k11}");
+    assert_eq!(sb(&["describe", "seed-incident", "--mode", "kraft", "--as", "state-change"]).status.code(), Some(2));
+}

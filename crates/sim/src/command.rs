@@ -15,6 +15,35 @@ pub enum Direction {
     AToB,
     /// Only messages from `b` to `a`.
     BToA,
+    /// Only requests: the client's side of the link to its server, whichever end is named first:
+    /// broker → ZooKeeper, broker → KRaft voter, consumer → broker, and between brokers the higher
+    /// id → the lower.
+    Requests,
+    /// Only replies and notifications: server → client (ZooKeeper → broker, voter → broker,
+    /// broker → consumer, lower broker id → higher).
+    Replies,
+}
+
+impl Direction {
+    /// `Requests`/`Replies` as `AToB`/`BToA` for the link named `(a, b)`; others unchanged.
+    pub fn resolve(self, a: NodeId, b: NodeId) -> Direction {
+        // The server's rank: ZooKeeper servers and voters serve brokers, brokers serve consumers;
+        // between two brokers the lower id is taken as the server.
+        let rank = |n: NodeId| match n {
+            NodeId::Zk(_) | NodeId::Voter(_) => 0,
+            NodeId::Broker(_) => 1,
+            NodeId::Client(_) => 2,
+        };
+        let a_is_client = match (a, b) {
+            (NodeId::Broker(x), NodeId::Broker(y)) => x > y,
+            _ => rank(a) > rank(b),
+        };
+        match (self, a_is_client) {
+            (Direction::Requests, true) | (Direction::Replies, false) => Direction::AToB,
+            (Direction::Requests, false) | (Direction::Replies, true) => Direction::BToA,
+            (d, _) => d,
+        }
+    }
 }
 
 /// A fault or user action. Scenario scripts and the UI speak the same language.
@@ -88,6 +117,8 @@ impl Command {
             Direction::Both => "<->",
             Direction::AToB => "->",
             Direction::BToA => "<-",
+            Direction::Requests => "-requests->",
+            Direction::Replies => "<-replies-",
         };
         match self {
             Command::Cut { a, b, dir } => format!("cut {a} {} {b}", arrow(dir)),

@@ -173,6 +173,9 @@ pub enum Mark {
         controller_epoch: i32,
         /// The leader the controller's cache held before the write, if it had the partition.
         cached_leader: Option<BrokerId>,
+        /// The state znode's version after the write (the `zkVersion` the LeaderAndIsr carries).
+        #[serde(default)]
+        zk_version: i32,
     },
     /// ZooKeeper refused a fenced controller write: the `/controller_epoch` check failed
     /// (KAFKA-6082; BADVERSION).

@@ -193,10 +193,10 @@ impl Network {
         let i = self.find(a, b).ok_or_else(|| format!("there is no link between {a} and {b}"))?;
         let l = &mut self.links[i];
         let fwd = a == l.a;
-        let (do_ab, do_ba) = match dir {
-            Direction::Both => (true, true),
+        let (do_ab, do_ba) = match dir.resolve(a, b) {
             Direction::AToB => (fwd, !fwd),
             Direction::BToA => (!fwd, fwd),
+            _ => (true, true),
         };
         let mut changed = false;
         for (doit, d) in [(do_ab, &mut l.a_to_b), (do_ba, &mut l.b_to_a)] {

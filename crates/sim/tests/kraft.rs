@@ -114,3 +114,71 @@ mod random {
         }
     }
 }
+
+/// seed-incident in `mode` with `cut` applied at 16 s (as b3's session expires and b1 races for
+/// `/controller` through zk2), run to 20 s (its faults touch b3 and the
+/// b2–zk1 latency only; with `quiet`, none of them): the
+/// link's two directions afterwards (`b1 → server`, `server → b1`) and every message event that
+/// crossed the link (sender, dropped).
+fn one_way(mode: Mode, cut: Command, server: NodeId, quiet: bool) -> (bool, bool, Vec<(NodeId, bool)>) {
+    let b1 = NodeId::Broker(1);
+    let mut s = builtin("seed-incident").unwrap();
+    if quiet {
+        s.script.clear();
+    }
+    let mut w = World::with_mode(&s, s.seed, mode).unwrap();
+    while w.step_until(16_000).is_some() {}
+    w.apply(&cut).unwrap();
+    let mut crossed = Vec::new();
+    while let Some(e) = w.step_until(20_000) {
+        match e.from {
+            Some(from) if (from, e.node) == (b1, server) || (from, e.node) == (server, b1) => {
+                crossed.push((from, e.kind == splitbrain_sim::EventKind::MessageDropped))
+            }
+            _ => {}
+        }
+    }
+    (w.network().is_up(b1, server), w.network().is_up(server, b1), crossed)
+}
+
+/// The core resolves a one-way cut given as requests (client → server) or replies (server →
+/// client) for each link, whichever end the command names first: it stores broker–voter links as
+/// (b, q) and ZooKeeper–broker links as (zk, b), so a fixed `AToB`/`BToA` meant opposite things.
+fn cuts_resolve(mode: Mode, server: NodeId, quiet: bool) -> [Vec<(NodeId, bool)>; 4] {
+    use splitbrain_sim::Direction::{Replies, Requests};
+    let b1 = NodeId::Broker(1);
+    let mut out: [Vec<(NodeId, bool)>; 4] = Default::default();
+    for (k, (a, b)) in [(b1, server), (server, b1)].into_iter().enumerate() {
+        let (up, down, crossed) = one_way(mode, Command::Cut { a, b, dir: Requests }, server, quiet);
+        assert!(!up && down, "{mode:?}: requests cut named ({a}, {b}) drops b1 → {server} only");
+        out[2 * k] = crossed;
+        let (up, down, crossed) = one_way(mode, Command::Cut { a, b, dir: Replies }, server, quiet);
+        assert!(up && !down, "{mode:?}: replies cut named ({a}, {b}) drops {server} → b1 only");
+        out[2 * k + 1] = crossed;
+    }
+    out
+}
+
+#[test]
+fn a_requests_cut_on_a_broker_voter_link_drops_the_brokers_requests_and_keeps_the_voters_replies() {
+    // Broker–voter traffic is implicit in the model (a link carries heartbeats and fetches while
+    // both directions are up), so the link's directions are what is asserted; the ZooKeeper test
+    // below also checks the messages.
+    for q in 1..=3 {
+        cuts_resolve(Mode::Kraft, NodeId::Voter(q), true);
+    }
+}
+
+#[test]
+fn a_requests_cut_on_a_zookeeper_link_drops_the_brokers_requests_and_keeps_zookeepers_replies() {
+    // b1 talks to zk2 in seed-incident (it creates /controller there at 16.1 s). A broker's
+    // ZooKeeper client treats a link cut either way as a lost connection and sends nothing, so
+    // besides the link's directions, what is checked is that nothing of b1's reaches zk2.
+    let (b1, zk2) = (NodeId::Broker(1), NodeId::Zk(2));
+    let heal = Command::Heal { a: b1, b: zk2, dir: splitbrain_sim::Direction::Both };
+    assert!(one_way(Mode::Legacy, heal, zk2, false).2.contains(&(b1, false)), "b1 talks to zk2 uncut");
+    let [req_a, _, req_b, _] = cuts_resolve(Mode::Legacy, zk2, false);
+    for requests in [req_a, req_b] {
+        assert!(!requests.contains(&(b1, false)), "no request of b1 reaches zk2: {requests:?}");
+    }
+}

@@ -140,6 +140,7 @@ fn seed_incident_ends_with_leader_minus_one_and_a_stuck_consumer() {
             isr: vec![2],
             controller_epoch: 9,
             cached_leader: Some(3),
+            zk_version: 29,
         }
     );
     let stuck = at(

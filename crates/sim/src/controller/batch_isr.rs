@@ -169,7 +169,7 @@ impl Controller {
         version: i32,
         io: &mut ControllerIo,
     ) {
-        let (kind, why) = self.note_isr_removed(tp, r, &state, io);
+        let (kind, why) = self.note_isr_removed(tp, r, &state, version, io);
         self.slog(
             io,
             kind,

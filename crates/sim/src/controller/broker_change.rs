@@ -243,7 +243,7 @@ impl Controller {
         version: i32,
         io: &mut ControllerIo,
     ) {
-        let (kind, why) = self.note_isr_removed(tp, r, &state, io);
+        let (kind, why) = self.note_isr_removed(tp, r, &state, version, io);
         io.log(kind, || {
             format!("New leader and ISR for partition {tp} is {} (removed replica {r}){why}", leader_isr_json(&state))
         });
@@ -259,6 +259,7 @@ impl Controller {
         tp: &TopicPartition,
         r: BrokerId,
         state: &LeaderIsr,
+        zk_version: i32,
         io: &mut ControllerIo,
     ) -> (EventKind, String) {
         let cached_leader = self.ctx.leadership.get(tp).map(|c| c.state.leader);
@@ -278,6 +279,7 @@ impl Controller {
             isr: state.isr.clone(),
             controller_epoch: state.controller_epoch,
             cached_leader,
+            zk_version,
         });
         (kind, why)
     }

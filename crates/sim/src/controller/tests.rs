@@ -202,6 +202,7 @@ fn cache_says_leader_3_so_no_election_but_removing_1_from_the_isr_writes_no_lead
             isr: vec![2],
             controller_epoch: 7,
             cached_leader: Some(3),
+            zk_version: 29,
         }]
     );
     assert!(h.logged("ZooKeeper said the leader was 1 while the controller's cache said 3, so no election was run"));
