@@ -8,7 +8,7 @@ use crate::model::{Action, CutMode, Model, StepCaption};
 use crate::panels::{Alerts, ConsumerPanel, ControllerContextDiff, PartitionTable, ZkTree};
 use splitbrain_sim::event::{Event as SimEvent, EventKind};
 use splitbrain_sim::scenario::{builtin_names, Mode};
-use splitbrain_sim::view::View;
+use splitbrain_sim::view::{Headline, View};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement, HtmlInputElement, HtmlSelectElement, KeyboardEvent};
@@ -311,7 +311,7 @@ pub(crate) fn controller_words(v: &View) -> String {
 }
 
 fn watch_partition(v: &View) -> Option<String> {
-    v.consumers.first().map(|c| format!("__consumer_offsets-{}", c.coordinator_partition))
+    v.watched.as_ref().map(|tp| tp.to_string())
 }
 
 /// Properties of [`App`]: none for the full playground, the options for an embedded widget.
@@ -458,10 +458,34 @@ pub fn app(props: &AppProps) -> Html {
     let has_next = model.captions.iter().any(|c| c.step > cursor);
     let has_prev = model.captions.iter().any(|c| c.step < cursor);
 
-    let split = view.acting_controllers.len() > 1;
-    let acting_words = view.acting_controllers.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(" and ");
     let description = model.tl.borrow().scenario().description.clone();
-    let stuck = view.consumers.iter().any(|c| c.status == "coordinator_not_available");
+    // The core decides what the run shows now; the banner only words it.
+    let (banner_class, banner_text) = match &view.headline {
+        Headline::SplitBrain { acting, zk_controller } => (
+            "split",
+            format!(
+                "⚠ Split brain: brokers {} both act as controller. ZooKeeper's /controller names {}.",
+                acting.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(" and "),
+                zk_controller.map(|b| format!("broker {b}")).unwrap_or_else(|| "nobody".into())
+            ),
+        ),
+        Headline::Stuck { group, partition } => {
+            let leader = view
+                .partitions
+                .iter()
+                .find(|p| p.topic == partition.topic.as_str() && p.partition == partition.partition)
+                .map(|p| p.leader);
+            let text = match leader {
+                Some(-1) => format!("✕ {group} has no coordinator: {partition} has leader -1."),
+                Some(b) => format!("✕ {group} has no coordinator: FindCoordinator answers COORDINATOR_NOT_AVAILABLE ({partition}, leader {b} in ZooKeeper)."),
+                None => format!("✕ {group} has no coordinator: FindCoordinator answers COORDINATOR_NOT_AVAILABLE ({partition})."),
+            };
+            ("stuck", text)
+        }
+        Headline::Calm => {
+            ("calm", format!("{} · {} · {}", model.source, mode_words(model.mode), controller_words(&view)))
+        }
+    };
 
     let full = embed.is_none();
     let compare_other: Result<(Rc<View>, usize, usize), String> = match (&model.compare, model.compare_step()) {
@@ -528,14 +552,8 @@ pub fn app(props: &AppProps) -> Html {
             <main class="layout">
                 <div class="stage">
                     <section class="card picture" aria-label="The cluster">
-                        <div class={classes!("banner", if split { "split" } else if stuck { "stuck" } else { "calm" })} data-testid="status-banner" role="status">
-                            if split {
-                                {format!("⚠ Split brain: brokers {acting_words} both act as controller. ZooKeeper's /controller names {}.", view.zk_controller.map(|b| format!("broker {b}")).unwrap_or_else(|| "nobody".into()))}
-                            } else if stuck {
-                                {format!("✕ {} has no coordinator: {} has leader -1.", view.consumers.first().map(|c| c.group.clone()).unwrap_or_default(), watch.clone().unwrap_or_default())}
-                            } else {
-                                {format!("{} · {} · {}", model.source, mode_words(model.mode), controller_words(&view))}
-                            }
+                        <div class={classes!("banner", banner_class)} data-testid="status-banner" data-headline={banner_class} role="status">
+                            {banner_text}
                         </div>
                         <Graph view={view.clone()} cut_mode={model.cut_mode} watch_partition={watch.clone()} on_commands={on_commands.clone()} />
                         <InFlight view={view.clone()} />
@@ -602,7 +620,7 @@ pub fn app(props: &AppProps) -> Html {
                         <ConsumerPanel consumers={Rc::new(view.consumers.clone())} partitions={Rc::new(view.partitions.clone())} />
                     }
                     if shows(Panel::Alerts) {
-                        <Alerts alerts={Rc::new(view.alerts.clone())} />
+                        <Alerts alerts={Rc::new(view.alerts.clone())} watched={view.watched.clone()} />
                     }
                     if shows(Panel::Controller) {
                         <ControllerContextDiff controllers={Rc::new(view.controllers.clone())} watch_partition={watch.clone()} zk_controller={view.zk_controller} />

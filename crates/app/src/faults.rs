@@ -1,6 +1,7 @@
 //! Process and operator faults, just below the step controls: crash or restart a broker (or a KRaft voter),
 //! restart the consumer, delete `/controller` as an operator would. Links are cut on the graph
 //! itself; these are the faults a stroke cannot express. Each button sends one core `Command`.
+use splitbrain_sim::ids::NodeKind;
 use splitbrain_sim::view::View;
 use splitbrain_sim::{Command, NodeId};
 use std::rc::Rc;
@@ -34,7 +35,7 @@ fn button(
 #[function_component(FaultBar)]
 pub fn fault_bar(p: &FaultBarProps) -> Html {
     let cb = &p.on_commands;
-    let processes = p.view.nodes.iter().filter(|n| n.kind == "broker" || n.kind == "voter").map(|n| {
+    let processes = p.view.nodes.iter().filter(|n| matches!(n.kind, NodeKind::Broker | NodeKind::Voter)).map(|n| {
         let id = n.id;
         html! {
             <span class="fault-group" role="group" aria-label={format!("{} process", n.label)}>
@@ -46,7 +47,7 @@ pub fn fault_bar(p: &FaultBarProps) -> Html {
             </span>
         }
     });
-    let clients = p.view.nodes.iter().filter(|n| n.kind == "client").map(|n| {
+    let clients = p.view.nodes.iter().filter(|n| n.kind == NodeKind::Client).map(|n| {
         let id = n.id;
         button(
             format!("restart {id}"),

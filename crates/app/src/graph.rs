@@ -3,7 +3,10 @@
 //! heals) every link a drag crosses.
 use crate::geometry::{client_to_user, crossed_links, f1, nearest_link, Layout, Pt};
 use crate::model::{link_words, CutMode};
-use splitbrain_sim::view::{LinkView, MessageView, NodeView, View};
+use splitbrain_sim::consumer::ConsumerStatus;
+use splitbrain_sim::message::Category;
+use splitbrain_sim::view::{LinkView, MessageState, MessageView, NodeStatus, NodeView, View, ZkRole};
+use splitbrain_sim::zk_client::ConnState;
 use splitbrain_sim::{Command, Direction, NodeId};
 use std::rc::Rc;
 use web_sys::{Element, KeyboardEvent, PointerEvent};
@@ -47,23 +50,23 @@ pub fn link_state_words(l: &LinkView) -> String {
     }
 }
 
-fn short_session(s: &str) -> (&'static str, &'static str) {
+fn short_session(s: NodeStatus) -> (&'static str, &'static str) {
     match s {
-        "connected" => ("connected", "ok"),
-        "disconnected" => ("disconnected", "warn"),
-        "expired" => ("EXPIRED", "bad"),
-        "connecting" => ("connecting", "warn"),
-        "down" => ("process down", "bad"),
+        NodeStatus::Session(ConnState::Connected) => ("connected", "ok"),
+        NodeStatus::Session(ConnState::Disconnected) => ("disconnected", "warn"),
+        NodeStatus::Session(ConnState::Expired) => ("EXPIRED", "bad"),
+        NodeStatus::Session(ConnState::Connecting) => ("connecting", "warn"),
+        NodeStatus::Down => ("process down", "bad"),
         _ => ("?", "warn"),
     }
 }
 
 fn message_pos(m: &MessageView, now: u64, seg: (Pt, Pt)) -> Pt {
     let (p, q) = seg;
-    match m.state.as_str() {
-        "delivered" => q,
-        "dropped" => p.lerp(q, 0.5),
-        _ => {
+    match m.state {
+        MessageState::Delivered => q,
+        MessageState::Dropped => p.lerp(q, 0.5),
+        MessageState::InFlight => {
             let span = m.deliver_ms.saturating_sub(m.sent_ms).max(1) as f64;
             let t = (now.saturating_sub(m.sent_ms) as f64 / span).clamp(0.0, 1.0);
             // Keep a message just off the sender while it is leaving.
@@ -72,13 +75,13 @@ fn message_pos(m: &MessageView, now: u64, seg: (Pt, Pt)) -> Pt {
     }
 }
 
-fn category_class(c: &str) -> &'static str {
+fn category_class(c: Category) -> &'static str {
     match c {
-        "zk" => "m-zk",
-        "watch" => "m-watch",
-        "control" => "m-control",
-        "client" => "m-client",
-        _ => "m-other",
+        Category::Zk => "m-zk",
+        Category::Watch => "m-watch",
+        Category::Control => "m-control",
+        Category::Client => "m-client",
+        Category::Quorum => "m-other",
     }
 }
 
@@ -299,15 +302,15 @@ pub fn graph(props: &GraphProps) -> Html {
     let show_labels = false;
     let msg_html = view.messages.iter().filter_map(|m| seg_of(m.from, m.to).map(|s| (m, s))).map(|(m, s)| {
         let p = message_pos(m, now, s);
-        let class = classes!("msg", category_class(&m.category), m.state.clone());
+        let class = classes!("msg", category_class(m.category), m.state.name());
         html! {
             <g key={format!("m{}", m.id)} class={class} style={format!("transform: translate({}px, {}px)", f1(p.x), f1(p.y))}>
                 <circle r="6" />
-                if m.state == "dropped" { <text class="drop-x" y="4" text-anchor="middle">{"✕"}</text> }
-                if show_labels || m.state == "dropped" {
+                if m.state == MessageState::Dropped { <text class="drop-x" y="4" text-anchor="middle">{"✕"}</text> }
+                if show_labels || m.state == MessageState::Dropped {
                     <text class="msg-label" x="8" y="-6">{short_label(&m.label)}</text>
                 }
-                <title>{format!("{} → {}: {} ({})", m.from, m.to, m.label, m.state.replace('_', " "))}</title>
+                <title>{format!("{} → {}: {} ({})", m.from, m.to, m.label, m.state.name().replace('_', " "))}</title>
             </g>
         }
     });
@@ -366,25 +369,26 @@ fn render_node(n: &NodeView, c: Pt, hw: f64, hh: f64, view: &View, acting: usize
         NodeId::Voter(v) => html! {
             <g key={id.clone()} class={if n.acting_controller { "node zk voter leader" } else { "node zk voter" }} transform={tr}
                data-node={id.clone()} data-testid={format!("node-{id}")} data-acting={n.acting_controller.to_string()}>
-                <title>{format!("KRaft controller q{v}: {} in epoch {}", n.session, n.controller_epoch)}</title>
+                <title>{format!("KRaft controller q{v}: {} in epoch {}", n.status.name(), n.controller_epoch)}</title>
                 {rect("box")}
                 <text class="title" y={fmt(-hh + 17.0)} text-anchor="middle">{format!("{}controller q{v}", if n.acting_controller { "♛ " } else { "" })}</text>
-                <text class="line" y={fmt(-hh + 33.0)} text-anchor="middle">{format!("{} · epoch {}", n.session, n.controller_epoch)}</text>
+                <text class="line" y={fmt(-hh + 33.0)} text-anchor="middle">{format!("{} · epoch {}", n.status.name(), n.controller_epoch)}</text>
             </g>
         },
         // A server of an ensemble: its role; the leader is marked.
         NodeId::Zk(z) if z > 0 => {
             let sv = view.zk_servers.iter().find(|s| s.id == n.id);
-            let role = sv.map(|s| s.role.as_str()).unwrap_or("looking");
+            let role_kind = sv.map(|s| s.role).unwrap_or(ZkRole::Looking);
+            let role = role_kind.name();
             let clients = sv.map(|s| s.clients.len()).unwrap_or(0);
-            let head = match role {
-                "leader" => format!("♛ {id} leader"),
-                r => format!("{id} {r}"),
+            let head = match role_kind {
+                ZkRole::Leader => format!("♛ {id} leader"),
+                _ => format!("{id} {role}"),
             };
             let tip = format!(
                 "ZooKeeper server {id}: {role}{}; zxid 0x{:x}; clients: {}",
                 match sv.and_then(|s| s.leader) {
-                    Some(l) if role == "follower" => format!(" of {l}"),
+                    Some(l) if role_kind == ZkRole::Follower => format!(" of {l}"),
                     _ => String::new(),
                 },
                 sv.map(|s| s.zxid).unwrap_or(0),
@@ -417,7 +421,7 @@ fn render_node(n: &NodeView, c: Pt, hw: f64, hh: f64, view: &View, acting: usize
             }
         }
         NodeId::Broker(bid) => {
-            let (sess, sess_class) = short_session(&n.session);
+            let (sess, sess_class) = short_session(n.status);
             let leads_watch = watch.map(|w| n.leads.iter().any(|l| l == w)).unwrap_or(false);
             let class = classes!(
                 "node",
@@ -436,7 +440,7 @@ fn render_node(n: &NodeView, c: Pt, hw: f64, hh: f64, view: &View, acting: usize
             let queue = n.controller_waiting.clone().map(|w| format!("waits: {w}"));
             let tip = format!(
                 "broker {bid}: ZooKeeper session {}{}; {}{}; controller epoch seen {}; leads: {}{}",
-                n.session,
+                n.status.name(),
                 n.session_id.as_ref().map(|s| format!(" ({s})")).unwrap_or_default(),
                 if n.zk_controller { "holds /controller in ZooKeeper" } else { "does not hold /controller" },
                 if n.acting_controller { ", believes it is the controller (isActive)" } else { "" },
@@ -450,7 +454,7 @@ fn render_node(n: &NodeView, c: Pt, hw: f64, hh: f64, view: &View, acting: usize
             );
             html! {
                 <g key={id.clone()} class={class} transform={tr} data-node={id.clone()} data-testid={format!("node-{id}")}
-                   data-acting={n.acting_controller.to_string()} data-zk-controller={n.zk_controller.to_string()} data-session={n.session.clone()}>
+                   data-acting={n.acting_controller.to_string()} data-zk-controller={n.zk_controller.to_string()} data-session={n.status.name()}>
                     <title>{tip}</title>
                     if n.acting_controller { {rect("halo")} }
                     {rect("box")}
@@ -483,10 +487,10 @@ fn render_node(n: &NodeView, c: Pt, hw: f64, hh: f64, view: &View, acting: usize
         }
         NodeId::Client(cid) => {
             let cv = view.consumers.iter().find(|x| x.id == cid);
-            let (status, sclass) = match cv.map(|c| c.status.as_str()) {
-                Some("stable") => ("stable ✓".to_string(), "ok"),
-                Some("coordinator_not_available") => ("COORDINATOR_NOT_AVAILABLE".to_string(), "bad"),
-                Some(s) => (s.replace('_', " "), "warn"),
+            let (status, sclass) = match cv.map(|c| c.status) {
+                Some(ConsumerStatus::Stable) => ("stable ✓".to_string(), "ok"),
+                Some(ConsumerStatus::CoordinatorNotAvailable) => ("COORDINATOR_NOT_AVAILABLE".to_string(), "bad"),
+                Some(s) => (s.name().replace('_', " "), "warn"),
                 None => ("?".into(), "warn"),
             };
             let coord = cv
@@ -521,25 +525,25 @@ pub fn in_flight(props: &InFlightProps) -> Html {
     let v = &props.view;
     let mut msgs: Vec<&MessageView> = v.messages.iter().collect();
     // Dropped first (they explain a cut), then by arrival.
-    msgs.sort_by_key(|m| (m.state != "dropped", m.state != "in_flight", m.deliver_ms));
+    msgs.sort_by_key(|m| (m.state != MessageState::Dropped, m.state != MessageState::InFlight, m.deliver_ms));
     let shown = 4;
     let more = msgs.len().saturating_sub(shown);
     html! {
         <ul class="inflight small" aria-label="Messages at this step" data-testid="in-flight">
             if msgs.is_empty() { <li class="dim">{"No message on the wire."}</li> }
             { for msgs.iter().take(shown).map(|m| {
-                let (tag, cls) = match m.state.as_str() {
-                    "dropped" => ("✕ dropped", "dropped"),
-                    "delivered" => ("✓ delivered", "delivered"),
-                    _ => ("→ in flight", "in_flight"),
+                let (tag, cls) = match m.state {
+                    MessageState::Dropped => ("✕ dropped", "dropped"),
+                    MessageState::Delivered => ("✓ delivered", "delivered"),
+                    MessageState::InFlight => ("→ in flight", "in_flight"),
                 };
                 html! {
-                    <li key={m.id} class={classes!(cls, category_class(&m.category))}>
+                    <li key={m.id} class={classes!(cls, category_class(m.category))}>
                         <span class="dot"></span>
                         <span class="tag">{tag}</span>{" "}
                         <code>{format!("{} → {}", m.from, m.to)}</code>{" "}
                         {m.label.clone()}
-                        if m.state == "in_flight" { <span class="dim">{format!(" (arrives {})", crate::app::fmt_time(m.deliver_ms))}</span> }
+                        if m.state == MessageState::InFlight { <span class="dim">{format!(" (arrives {})", crate::app::fmt_time(m.deliver_ms))}</span> }
                     </li>
                 }
             }) }

@@ -267,21 +267,21 @@ pub struct ConsumerProps {
 /// The consumer group: id, coordinator partition with the hash computation, status.
 #[function_component(ConsumerPanel)]
 pub fn consumer_panel(props: &ConsumerProps) -> Html {
+    use splitbrain_sim::consumer::ConsumerStatus as CS;
     html! {
         <section class="panel" aria-label="Consumer group" data-testid="consumer-panel">
             <h2>{"Consumer group"}</h2>
             { for props.consumers.iter().map(|c| {
                 let p = props.partitions.iter().find(|p| p.topic == "__consumer_offsets" && p.partition == c.coordinator_partition);
-                let stuck = c.status == "coordinator_not_available";
-                let (status, class) = match c.status.as_str() {
-                    "stable" => (format!("joined: stable member, coordinator broker {}", c.coordinator.map(|b| b.to_string()).unwrap_or("?".into())), "ok"),
-                    "coordinator_not_available" => (format!("retrying FindCoordinator: COORDINATOR_NOT_AVAILABLE (attempt {})", c.attempts), "bad"),
-                    "joining" => (format!("joining the group at broker {}", c.coordinator.map(|b| b.to_string()).unwrap_or("?".into())), "warn"),
-                    "discovering" => ("sending FindCoordinator".to_string(), "warn"),
-                    s => (s.replace('_', " "), "warn"),
+                let stuck = c.status == CS::CoordinatorNotAvailable;
+                let (status, class) = match c.status {
+                    CS::Stable => (format!("joined: stable member, coordinator broker {}", c.coordinator.map(|b| b.to_string()).unwrap_or("?".into())), "ok"),
+                    CS::CoordinatorNotAvailable => (format!("retrying FindCoordinator: COORDINATOR_NOT_AVAILABLE (attempt {})", c.attempts), "bad"),
+                    CS::Joining => (format!("joining the group at broker {}", c.coordinator.map(|b| b.to_string()).unwrap_or("?".into())), "warn"),
+                    CS::Discovering => ("sending FindCoordinator".to_string(), "warn"),
                 };
                 html! {
-                    <div key={c.id} class={classes!("consumer", class)} data-testid={format!("consumer-c{}", c.id)} data-status={c.status.clone()}>
+                    <div key={c.id} class={classes!("consumer", class)} data-testid={format!("consumer-c{}", c.id)} data-status={c.status.name()}>
                         <p><span class="k">{"group.id"}</span>{" "}<code>{format!("\"{}\"", c.group)}</code>{format!(" (client c{})", c.id)}</p>
                         <p class="calc" data-testid="hash-calc">
                             <code>{format!("\"{}\".hashCode() = {}", c.group, c.hash_code)}</code><br/>
@@ -309,6 +309,8 @@ pub fn consumer_panel(props: &ConsumerProps) -> Html {
 pub struct AlertsProps {
     /// Alerts.
     pub alerts: Rc<Vec<splitbrain_sim::Alert>>,
+    /// The partition the story watches (its leader -1 alert is always shown).
+    pub watched: Option<splitbrain_sim::TopicPartition>,
 }
 
 /// Alerts from the core, live.
@@ -324,7 +326,8 @@ pub fn alerts(props: &AlertsProps) -> Html {
         .filter(|a| {
             if a.kind == K::LeaderlessWithLiveIsr {
                 leaderless += 1;
-                leaderless <= 3 || a.message.contains("__consumer_offsets-3 ")
+                leaderless <= 3
+                    || matches!((&a.subject, &props.watched), (splitbrain_sim::alerts::Subject::Partition(p), Some(w)) if p == w)
             } else {
                 true
             }

@@ -460,7 +460,7 @@ fn print_summary(out: &mut impl Write, world: &World) -> io::Result<()> {
             c.coordinator_partition,
             c.hash_code,
             c.partitions,
-            c.status,
+            c.status.name(),
             c.coordinator.map(|b| format!(", coordinator broker {b}")).unwrap_or_default()
         )?;
     }

@@ -11,7 +11,6 @@ use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
-use core::fmt::Display;
 use serde::{Deserialize, Serialize};
 
 /// Which property is violated.
@@ -28,11 +27,34 @@ pub enum AlertKind {
     NoCoordinator,
 }
 
+/// What an alert is about.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Subject {
+    /// The cluster as a whole (an alert read back without its subject).
+    #[default]
+    Cluster,
+    /// The brokers acting as controller at once.
+    Controllers(Vec<BrokerId>),
+    /// KRaft voters elected leader of one epoch: the epoch.
+    Epoch(u64),
+    /// One active controller (its cache).
+    Controller(BrokerId),
+    /// One partition.
+    Partition(TopicPartition),
+    /// One consumer group.
+    Group(String),
+}
+
 /// One active alert.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 pub struct Alert {
     /// Property.
     pub kind: AlertKind,
+    /// What it is about, typed (a UI picks and groups alerts by it; never parsed from text). Not
+    /// in `run --json`'s summary, whose alerts name it in `key`.
+    #[serde(skip_serializing, default)]
+    pub subject: Subject,
     /// Stable identity (kind plus subject) to tell raised from cleared.
     pub key: String,
     /// Human text.
@@ -75,6 +97,7 @@ fn multiple_controllers(acting: &[BrokerId], render: bool, out: &mut Vec<Alert>)
     if acting.len() > 1 {
         out.push(Alert {
             kind: AlertKind::MultipleControllers,
+            subject: Subject::Controllers(acting.to_vec()),
             key: String::from("multiple_controllers"),
             message: text(render, || {
                 format!("{} brokers act as controller: {} (split brain)", acting.len(), fmt_ids(acting.iter().copied()))
@@ -420,6 +443,7 @@ fn cache_divergence(
     let n = diffs.len();
     Some(Alert {
         kind: AlertKind::CacheDivergence,
+        subject: Subject::Controller(id),
         key: format!("cache_divergence:{id}"),
         message: text(render, || {
             let mut shown: Vec<String> = diffs
@@ -458,6 +482,7 @@ pub fn check_kraft<'a>(
         if leaders.len() > 1 {
             out.push(Alert {
                 kind: AlertKind::MultipleControllers,
+                subject: Subject::Epoch(u64::from(*epoch)),
                 key: format!("multiple_leaders:{epoch}"),
                 message: text(render, || {
                     format!("{} voters were elected leader of epoch {epoch} (Raft allows one)", leaders.len())
@@ -468,7 +493,7 @@ pub fn check_kraft<'a>(
     let img = k.image();
     let live = img.live();
     for (tp, p) in &img.partitions {
-        leaderless(|| tp, p.leader, &p.isr, &live, "unfenced", render, &mut out);
+        leaderless(|| tp.clone(), p.leader, &p.isr, &live, "unfenced", render, &mut out);
     }
     no_coordinator(consumers, render, &mut out);
     out
@@ -476,8 +501,8 @@ pub fn check_kraft<'a>(
 
 /// A partition with leader -1 while an ISR member is `live` (registered in ZooKeeper, unfenced in
 /// KRaft; `live_word` says which): the same test in every mode. `tp` is named only for an alert.
-fn leaderless<T: Display>(
-    tp: impl FnOnce() -> T,
+fn leaderless(
+    tp: impl FnOnce() -> TopicPartition,
     leader: BrokerId,
     isr: &[BrokerId],
     live: &BTreeSet<BrokerId>,
@@ -494,6 +519,7 @@ fn leaderless<T: Display>(
         out.push(Alert {
             kind: AlertKind::LeaderlessWithLiveIsr,
             key: format!("leaderless:{tp}"),
+            subject: Subject::Partition(tp.clone()),
             message: text(render, || {
                 format!("{tp} has leader -1 although ISR member(s) {} are {live_word}", fmt_ids(alive))
             }),
@@ -506,6 +532,7 @@ fn no_coordinator<'a>(consumers: impl Iterator<Item = &'a Rc<Consumer>>, render:
     for c in consumers.filter(|c| c.status == ConsumerStatus::CoordinatorNotAvailable) {
         out.push(Alert {
             kind: AlertKind::NoCoordinator,
+            subject: Subject::Group(c.group.clone()),
             key: format!("no_coordinator:{}", c.group),
             message: text(render, || {
                 format!(

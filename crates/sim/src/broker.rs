@@ -923,19 +923,6 @@ impl Broker {
             self.on_zk_read_timeout(*gen, cfg, out)
         }
     }
-
-    /// A short status string for the UI.
-    pub fn session_label(&self) -> String {
-        if !self.alive {
-            return String::from("down");
-        }
-        String::from(match self.zk.state {
-            ConnState::Connecting => "connecting",
-            ConnState::Connected => "connected",
-            ConnState::Disconnected => "disconnected",
-            ConnState::Expired => "expired",
-        })
-    }
 }
 
 #[cfg(test)]

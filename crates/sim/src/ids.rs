@@ -27,9 +27,45 @@ pub enum NodeId {
     Voter(u32),
 }
 
+/// What kind of node an id names: what a UI draws it as (a lane, a box, a cylinder).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug, Serialize, Deserialize, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeKind {
+    /// A ZooKeeper server.
+    Zk,
+    /// A broker.
+    Broker,
+    /// A consumer client.
+    Client,
+    /// A KRaft controller voter.
+    Voter,
+}
+
+impl NodeKind {
+    /// The snake_case word (`zk`, `broker`, `client`, `voter`).
+    pub fn name(self) -> &'static str {
+        match self {
+            NodeKind::Zk => "zk",
+            NodeKind::Broker => "broker",
+            NodeKind::Client => "client",
+            NodeKind::Voter => "voter",
+        }
+    }
+}
+
 impl NodeId {
     /// The standalone ZooKeeper server `zk`.
     pub const ZK: NodeId = NodeId::Zk(0);
+
+    /// What kind of node this is.
+    pub fn kind(self) -> NodeKind {
+        match self {
+            NodeId::Zk(_) => NodeKind::Zk,
+            NodeId::Broker(_) => NodeKind::Broker,
+            NodeId::Client(_) => NodeKind::Client,
+            NodeId::Voter(_) => NodeKind::Voter,
+        }
+    }
 
     /// True for a ZooKeeper server.
     pub fn is_zk(self) -> bool {

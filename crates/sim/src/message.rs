@@ -227,25 +227,55 @@ pub enum Payload {
     },
 }
 
+/// A message's category: ZooKeeper client traffic, a watch notification, a controller request,
+/// KRaft quorum traffic or a client (consumer) request.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug, Serialize, Deserialize, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    /// A ZooKeeper client request, response or connection (and the servers' own peer traffic).
+    Zk,
+    /// A ZooKeeper watch notification.
+    Watch,
+    /// LeaderAndIsr, UpdateMetadata or KRaft metadata records.
+    Control,
+    /// Raft votes and appends between KRaft voters.
+    Quorum,
+    /// A consumer's request or its answer.
+    Client,
+}
+
+impl Category {
+    /// The snake_case word (what a trace's `message` field holds).
+    pub fn name(self) -> &'static str {
+        match self {
+            Category::Zk => "zk",
+            Category::Watch => "watch",
+            Category::Control => "control",
+            Category::Quorum => "quorum",
+            Category::Client => "client",
+        }
+    }
+}
+
 impl Payload {
-    /// Category for drawing: `zk`, `watch`, `control` or `client`.
-    pub fn category(&self) -> &'static str {
+    /// What kind of message this is (how a UI colours it; the word in a trace's `message`).
+    pub fn category(&self) -> Category {
         match self {
             Payload::ZkConnect { .. }
             | Payload::ZkConnectResponse { .. }
             | Payload::ZkRequest { .. }
             | Payload::ZkResponse { .. }
             | Payload::ZkClosed
-            | Payload::ZkPeer { .. } => "zk",
-            Payload::ZkWatch { .. } => "watch",
+            | Payload::ZkPeer { .. } => Category::Zk,
+            Payload::ZkWatch { .. } => Category::Watch,
             Payload::LeaderAndIsr { .. } | Payload::UpdateMetadata { .. } | Payload::MetadataRecords { .. } => {
-                "control"
+                Category::Control
             }
             Payload::RaftVote { .. }
             | Payload::RaftVoteResponse { .. }
             | Payload::RaftAppend { .. }
-            | Payload::RaftAppendResponse { .. } => "quorum",
-            _ => "client",
+            | Payload::RaftAppendResponse { .. } => Category::Quorum,
+            _ => Category::Client,
         }
     }
 

@@ -2,29 +2,134 @@
 //! each controller's cache beside ZooKeeper, partitions, consumers and alerts. Building a view
 //! never changes the world.
 use crate::alerts::Alert;
+use crate::consumer::ConsumerStatus;
 use crate::consumer::{java_string_hash, kafka_abs};
 use crate::controller::leader_isr_json;
-use crate::ids::{BrokerId, NodeId, TopicPartition};
+use crate::ids::{BrokerId, NodeId, NodeKind, TopicPartition};
+use crate::message::Category;
+use crate::scenario::OFFSETS_TOPIC;
 use crate::world::{Item, World};
+use crate::zk_client::ConnState;
 use crate::zookeeper::{LeaderIsr, Role, ZData};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
+/// What a node's badge says of it, by kind.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeStatus {
+    /// A stopped broker or voter process.
+    Down,
+    /// A broker: its ZooKeeper client's connection and session.
+    Session(ConnState),
+    /// A KRaft voter: its Raft role.
+    Voter(crate::kraft::Role),
+    /// A server of a ZooKeeper ensemble: its role.
+    Zk(ZkRole),
+    /// The one standalone ZooKeeper server.
+    Standalone,
+    /// A consumer: where it is with its coordinator.
+    Consumer(ConsumerStatus),
+}
+
+impl NodeStatus {
+    /// The snake_case word (`connected`, `expired`, `down`, `leader`, `coordinator_not_available`,
+    /// …; empty for a standalone server).
+    pub fn name(self) -> &'static str {
+        match self {
+            NodeStatus::Down => "down",
+            NodeStatus::Session(s) => s.name(),
+            NodeStatus::Voter(r) => r.name(),
+            NodeStatus::Zk(r) => r.name(),
+            NodeStatus::Standalone => "",
+            NodeStatus::Consumer(c) => c.name(),
+        }
+    }
+}
+
+/// A ZooKeeper server's role as the view shows it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ZkRole {
+    /// Leads the ensemble (a standalone server always leads).
+    Leader,
+    /// Follows the leader.
+    Follower,
+    /// Looking for a leader: serves no client.
+    Looking,
+}
+
+impl ZkRole {
+    /// The snake_case word.
+    pub fn name(self) -> &'static str {
+        match self {
+            ZkRole::Leader => "leader",
+            ZkRole::Follower => "follower",
+            ZkRole::Looking => "looking",
+        }
+    }
+}
+
+/// Where a message is at the step shown.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MessageState {
+    /// Sent, not yet delivered.
+    InFlight,
+    /// Delivered by this step.
+    Delivered,
+    /// Dropped by this step (a cut link or a dead node).
+    Dropped,
+}
+
+impl MessageState {
+    /// The snake_case word.
+    pub fn name(self) -> &'static str {
+        match self {
+            MessageState::InFlight => "in_flight",
+            MessageState::Delivered => "delivered",
+            MessageState::Dropped => "dropped",
+        }
+    }
+}
+
+/// What the run shows at this step, in one word, decided by the core so that every UI agrees.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Headline {
+    /// More than one broker acts as controller.
+    SplitBrain {
+        /// The brokers with `isActive`.
+        acting: Vec<BrokerId>,
+        /// The broker `/controller` names.
+        zk_controller: Option<BrokerId>,
+    },
+    /// The watched group has no coordinator: its partition has no live leader.
+    Stuck {
+        /// The group.
+        group: String,
+        /// Its coordinator partition.
+        partition: TopicPartition,
+    },
+    /// Neither.
+    Calm,
+}
+
 /// A node in the picture.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct NodeView {
     /// Id.
     pub id: NodeId,
-    /// `zk`, `broker` or `client`.
-    pub kind: String,
+    /// What kind of node.
+    pub kind: NodeKind,
     /// Label.
     pub label: String,
     /// Process running.
     pub alive: bool,
-    /// ZooKeeper session state (brokers).
-    pub session: String,
+    /// Its state: a broker's ZooKeeper session, a voter's or server's role, a consumer's status.
+    pub status: NodeStatus,
     /// Session id, hex.
     pub session_id: Option<String>,
     /// Holds `/controller` in ZooKeeper.
@@ -49,8 +154,8 @@ pub struct NodeView {
 pub struct ZkServerView {
     /// `zk` (standalone) or `zk1`…`zk5`.
     pub id: NodeId,
-    /// `leader`, `follower` or `looking`.
-    pub role: String,
+    /// Its role.
+    pub role: ZkRole,
     /// The leader it follows (itself when it leads).
     pub leader: Option<NodeId>,
     /// The zxid of the last transaction it applied.
@@ -83,16 +188,16 @@ pub struct MessageView {
     pub from: NodeId,
     /// To.
     pub to: NodeId,
-    /// `zk`, `watch`, `control` or `client`.
-    pub category: String,
+    /// What kind of message.
+    pub category: Category,
     /// Label.
     pub label: String,
     /// Sent at.
     pub sent_ms: u64,
     /// Arrives at.
     pub deliver_ms: u64,
-    /// `in_flight`, `delivered` (this step) or `dropped` (this step).
-    pub state: String,
+    /// In flight, delivered or dropped.
+    pub state: MessageState,
 }
 
 /// A znode.
@@ -219,7 +324,7 @@ pub struct ConsumerView {
     /// Coordinator partition.
     pub coordinator_partition: u32,
     /// Status.
-    pub status: String,
+    pub status: ConsumerStatus,
     /// Coordinator broker.
     pub coordinator: Option<BrokerId>,
     /// Attempts since it lost its coordinator.
@@ -267,6 +372,10 @@ pub struct View {
     pub acting_controllers: Vec<BrokerId>,
     /// The run is over.
     pub finished: bool,
+    /// The partition the story watches: the first consumer's coordinator partition.
+    pub watched: Option<TopicPartition>,
+    /// Split brain, stuck or calm.
+    pub headline: Headline,
 }
 
 /// The end-of-run summary (`{"final": ...}` of `splitbrain run --json`).
@@ -347,7 +456,7 @@ impl World {
                     abs_hash: kafka_abs(h),
                     partitions: self.config().offsets_partitions,
                     coordinator_partition: c.partition,
-                    status: c.status.name().into(),
+                    status: c.status,
                     coordinator: c.coordinator,
                     attempts: c.attempts,
                 }
@@ -376,13 +485,13 @@ impl World {
         self.zk_servers()
             .map(|z| {
                 let (role, leader) = match z.role() {
-                    Role::Leading => ("leader", Some(z.id())),
-                    Role::Following(l) => ("follower", Some(l)),
-                    Role::Looking => ("looking", None),
+                    Role::Leading => (ZkRole::Leader, Some(z.id())),
+                    Role::Following(l) => (ZkRole::Follower, Some(l)),
+                    Role::Looking => (ZkRole::Looking, None),
                 };
                 ZkServerView {
                     id: z.id(),
-                    role: role.into(),
+                    role,
                     leader,
                     zxid: z.zxid(),
                     clients: z.clients().keys().copied().collect(),
@@ -399,10 +508,10 @@ impl World {
             for v in k.voters.values() {
                 nodes.push(NodeView {
                     id: NodeId::Voter(v.id),
-                    kind: "voter".into(),
+                    kind: NodeKind::Voter,
                     label: format!("controller q{}", v.id),
                     alive: v.alive,
-                    session: if v.alive { format!("{:?}", v.role).to_lowercase() } else { String::from("down") },
+                    status: if v.alive { NodeStatus::Voter(v.role) } else { NodeStatus::Down },
                     session_id: None,
                     zk_controller: false,
                     acting_controller: v.alive && v.role == crate::kraft::Role::Leader,
@@ -418,10 +527,10 @@ impl World {
         for z in &zk_servers {
             nodes.push(NodeView {
                 id: z.id,
-                kind: "zk".into(),
+                kind: NodeKind::Zk,
                 label: if z.id == NodeId::ZK { "ZooKeeper".into() } else { format!("ZooKeeper {}", z.id) },
                 alive: true,
-                session: if z.id == NodeId::ZK { String::new() } else { z.role.clone() },
+                status: if z.id == NodeId::ZK { NodeStatus::Standalone } else { NodeStatus::Zk(z.role) },
                 session_id: None,
                 zk_controller: false,
                 acting_controller: false,
@@ -443,10 +552,10 @@ impl World {
             q.extend(b.controller.queue.iter().map(|e| e.name()));
             nodes.push(NodeView {
                 id: NodeId::Broker(b.id),
-                kind: "broker".into(),
+                kind: NodeKind::Broker,
                 label: format!("broker {}", b.id),
                 alive: b.alive,
-                session: b.session_label(),
+                status: if b.alive { NodeStatus::Session(b.zk.state) } else { NodeStatus::Down },
                 session_id: b.zk.session.map(|s| format!("0x{s:x}")),
                 zk_controller: zkc == Some(b.id),
                 acting_controller: b.alive && b.is_active(),
@@ -464,10 +573,10 @@ impl World {
         for c in self.consumers() {
             nodes.push(NodeView {
                 id: NodeId::Client(c.id),
-                kind: "client".into(),
+                kind: NodeKind::Client,
                 label: format!("consumer {}", c.group),
                 alive: true,
-                session: c.status.name().into(),
+                status: NodeStatus::Consumer(c.status),
                 session_id: None,
                 zk_controller: false,
                 acting_controller: false,
@@ -484,26 +593,26 @@ impl World {
             .map(|l| LinkView { a: l.a, b: l.b, a_to_b: l.a_to_b.up, b_to_a: l.b_to_a.up, latency_ms: l.latency_ms })
             .collect();
         let mut messages: Vec<MessageView> = Vec::new();
-        let mv = |m: &crate::message::Message, state: &str| MessageView {
+        let mv = |m: &crate::message::Message, state: MessageState| MessageView {
             id: m.id,
             from: m.from,
             to: m.to,
-            category: m.payload.category().into(),
+            category: m.payload.category(),
             label: m.payload.label(),
             sent_ms: m.sent_ms,
             deliver_ms: m.deliver_ms,
-            state: state.into(),
+            state,
         };
         if let Some(m) = &self.last_delivered {
-            messages.push(mv(m, "delivered"));
+            messages.push(mv(m, MessageState::Delivered));
         }
         for m in &self.last_dropped {
-            messages.push(mv(m, "dropped"));
+            messages.push(mv(m, MessageState::Dropped));
         }
         for (_, item) in self.queued() {
             if let Item::Deliver(m) = item {
                 if m.from != m.to {
-                    messages.push(mv(m, "in_flight"));
+                    messages.push(mv(m, MessageState::InFlight));
                 }
             }
         }
@@ -576,6 +685,20 @@ impl World {
                 differing,
             });
         }
+        let consumers = self.consumer_views();
+        let acting_controllers = self.acting_controllers();
+        let watched = consumers.first().map(|c| TopicPartition::new(OFFSETS_TOPIC, c.coordinator_partition));
+        let headline = if acting_controllers.len() > 1 {
+            Headline::SplitBrain { acting: acting_controllers.clone(), zk_controller: zkc }
+        } else {
+            match consumers.iter().find(|c| c.status == ConsumerStatus::CoordinatorNotAvailable) {
+                Some(c) => Headline::Stuck {
+                    group: c.group.clone(),
+                    partition: TopicPartition::new(OFFSETS_TOPIC, c.coordinator_partition),
+                },
+                None => Headline::Calm,
+            }
+        };
         View {
             scenario: self.name().into(),
             seed: self.seed(),
@@ -586,15 +709,17 @@ impl World {
             links,
             messages,
             zk_tree,
-            zk_leader: zk_servers.iter().find(|z| z.role == "leader").map(|z| z.id),
+            zk_leader: zk_servers.iter().find(|z| z.role == ZkRole::Leader).map(|z| z.id),
             zk_servers,
             controllers,
             partitions: self.partition_views(),
-            consumers: self.consumer_views(),
+            consumers,
             alerts: self.alerts().to_vec(),
             zk_controller: zkc,
-            acting_controllers: self.acting_controllers(),
+            acting_controllers,
             finished: self.finished(),
+            watched,
+            headline,
         }
     }
 }

@@ -41,6 +41,18 @@ pub enum ConnState {
     Expired,
 }
 
+impl ConnState {
+    /// The snake_case word.
+    pub fn name(self) -> &'static str {
+        match self {
+            ConnState::Connecting => "connecting",
+            ConnState::Connected => "connected",
+            ConnState::Disconnected => "disconnected",
+            ConnState::Expired => "expired",
+        }
+    }
+}
+
 /// Who inside the broker is waiting for a request (a thread or listener of the real broker).
 #[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub enum Purpose {

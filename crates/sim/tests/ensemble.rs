@@ -6,7 +6,9 @@
 mod common;
 use common::*;
 use splitbrain_sim::command::Direction;
+use splitbrain_sim::ids::NodeKind;
 use splitbrain_sim::scenario::{builtin, ScriptEntry, ZkSpec};
+use splitbrain_sim::view::ZkRole;
 use splitbrain_sim::{Command, Event, Mark, NodeId, Scenario, World};
 
 #[cfg(target_arch = "wasm32")]
@@ -192,18 +194,18 @@ fn the_view_shows_each_server_its_role_and_each_brokers_server() {
     let (w, _) = stalled_follower();
     let v = w.view();
     let roles: Vec<(NodeId, &str, Option<NodeId>)> =
-        v.zk_servers.iter().map(|z| (z.id, z.role.as_str(), z.leader)).collect();
+        v.zk_servers.iter().map(|z| (z.id, z.role.name(), z.leader)).collect();
     // zk1 gave up on zk3 at 11 s and, cut off from the leader, is still looking; zk3 kept zk2.
     assert_eq!(roles, vec![(ZK1, "looking", None), (ZK2, "follower", Some(ZK3)), (ZK3, "leader", Some(ZK3))]);
     assert_eq!(v.zk_leader, Some(ZK3));
     let server_of = |b: NodeId| v.nodes.iter().find(|n| n.id == b).and_then(|n| n.zk_server);
     assert_eq!(server_of(B1), Some(ZK2), "b1 moved on after zk1 closed its connection");
     assert_eq!(server_of(NodeId::Broker(3)), Some(ZK3));
-    assert!(v.nodes.iter().filter(|n| n.kind == "zk").count() == 3);
+    assert!(v.nodes.iter().filter(|n| n.kind == NodeKind::Zk).count() == 3);
     assert!(v.zk_servers[1].clients.contains(&B1));
     // The one-server ensemble is the standalone `zk`, leading.
     let v = world("zkclient-retry").view();
-    let one: Vec<(NodeId, &str)> = v.zk_servers.iter().map(|z| (z.id, z.role.as_str())).collect();
+    let one: Vec<(NodeId, &str)> = v.zk_servers.iter().map(|z| (z.id, z.role.name())).collect();
     assert_eq!(one, vec![(NodeId::ZK, "leader")]);
 }
 
@@ -237,7 +239,7 @@ fn random_faults_then_healing_leave_one_leader_equal_replicas_and_connected_clie
         }
         let (w, _) = run(&scenario(3, script.clone(), t + 200_000));
         let servers = w.zk_server_views();
-        let leaders: Vec<NodeId> = servers.iter().filter(|z| z.role == "leader").map(|z| z.id).collect();
+        let leaders: Vec<NodeId> = servers.iter().filter(|z| z.role == ZkRole::Leader).map(|z| z.id).collect();
         assert_eq!(leaders.len(), 1, "run {k}: {script:?}");
         assert!(servers.iter().all(|z| z.leader == Some(leaders[0]) && z.zxid == servers[0].zxid), "run {k}");
         let replica = |z: &splitbrain_sim::zookeeper::ZkServerNode| {

@@ -19,7 +19,7 @@ fn seed_incident_in_kraft_ends_with_every_partition_led() {
     let mut w = kraft_world("seed-incident");
     let events = run_to_end(&mut w);
     assert!(w.partition_views().iter().all(|p| p.leader >= 0));
-    assert_eq!(w.consumer_views()[0].status, "stable");
+    assert_eq!(w.consumer_views()[0].status, splitbrain_sim::consumer::ConsumerStatus::Stable);
     assert!(w.alerts().is_empty(), "{:?}", w.alerts());
     // Broker 1's death is handled by fencing, with its partitions moved in the same batch.
     let fenced: Vec<_> = events

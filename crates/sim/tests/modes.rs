@@ -24,7 +24,7 @@ fn fenced_seed_incident_ends_with_every_partition_led() {
         "{:?}",
         w.partition_views().iter().filter(|p| p.leader < 0).collect::<Vec<_>>()
     );
-    assert_eq!(w.consumer_views()[0].status, "stable");
+    assert_eq!(w.consumer_views()[0].status, splitbrain_sim::consumer::ConsumerStatus::Stable);
     assert!(w.alerts().is_empty(), "{:?}", w.alerts());
     // 2.1.0 elects in one pipelined batch: broker 1's writes, __consumer_offsets-3 among them, are
     // all acknowledged before its link is cut, so nothing of its failover is left to refuse. What
@@ -94,7 +94,7 @@ fn kafka_1_1_closes_the_session_expiry_path_of_the_seed_incident() {
     // …so it never lands, and every partition ends led, with the group served.
     assert!(deposed_write_landed(&events).is_none());
     assert!(w.partition_views().iter().all(|p| p.leader >= 0));
-    assert_eq!(w.consumer_views()[0].status, "stable");
+    assert_eq!(w.consumer_views()[0].status, splitbrain_sim::consumer::ConsumerStatus::Stable);
     assert!(w.alerts().is_empty(), "{:?}", w.alerts());
     assert_eq!(w.view().mode, "1.1");
 }
@@ -137,7 +137,11 @@ fn a_controller_move_without_expiry_still_breaks_1_1_but_not_the_fence() {
             mark_index(&events, 0, |m| matches!(m, Mark::ControllerResigned { broker: 1, .. })).expect("b1 resigns");
         assert!(heal < notified && notified < resigned && resigned < crash, "{mode:?}");
         assert_eq!(p3_leader(&w), -1, "{mode:?}");
-        assert_eq!(w.consumer_views()[0].status, "coordinator_not_available", "{mode:?}");
+        assert_eq!(
+            w.consumer_views()[0].status,
+            splitbrain_sim::consumer::ConsumerStatus::CoordinatorNotAvailable,
+            "{mode:?}"
+        );
     }
     // In fenced (2.1.0) broker 1's election is one request shorter (the create carries the epoch
     // bump), so its batch lands before the cut: nothing deposed is written, and nothing is refused.

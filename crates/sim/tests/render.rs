@@ -46,7 +46,7 @@ fn state(w: &World) -> View {
     }
     // Text, and the copy of the last delivered message kept only for drawing, exist only with
     // rendering on (`World::set_render`); everything else must be equal.
-    v.messages.retain(|m| m.state != "delivered");
+    v.messages.retain(|m| m.state != splitbrain_sim::view::MessageState::Delivered);
     v
 }
 

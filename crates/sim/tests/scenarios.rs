@@ -5,6 +5,7 @@
 mod common;
 use common::*;
 use splitbrain_sim::alerts::AlertKind;
+use splitbrain_sim::consumer::ConsumerStatus;
 use splitbrain_sim::{Command, Mark, NodeId};
 
 #[cfg(target_arch = "wasm32")]
@@ -51,7 +52,7 @@ fn seed_incident_ends_with_leader_minus_one_and_a_stuck_consumer() {
     assert_eq!(w.zk_controller(), Some(2));
     let c = &w.consumer_views()[0];
     assert_eq!(
-        (c.group.as_str(), c.coordinator_partition, c.status.as_str()),
+        (c.group.as_str(), c.coordinator_partition, c.status.name()),
         ("payments-group", 3, "coordinator_not_available")
     );
     assert!(w
@@ -222,7 +223,7 @@ fn a_bare_startup_does_not_heal_but_a_failure_seen_by_the_controller_does() {
         elected.step
     );
     assert!(w.partition_views().iter().all(|p| p.leader >= 0));
-    assert_eq!(w.consumer_views()[0].status, "stable");
+    assert_eq!(w.consumer_views()[0].status, ConsumerStatus::Stable);
     assert!(w.alerts().is_empty(), "alerts left: {:?}", w.alerts());
 }
 
@@ -232,7 +233,7 @@ fn clean_failover_leads_every_partition_without_split_brain() {
     let events = run_to_end(&mut w);
     assert!(w.partition_views().iter().all(|p| p.leader >= 0 && !p.isr.is_empty()));
     assert_eq!(w.acting_controllers().len(), 1);
-    assert_eq!(w.consumer_views()[0].status, "stable");
+    assert_eq!(w.consumer_views()[0].status, ConsumerStatus::Stable);
     assert!(w.alerts().is_empty());
     assert!(!events.iter().any(|e| e.alerts_raised.iter().any(|a| a.contains("act as controller"))), "no split brain");
     assert!(first_mark(&events, |m| matches!(m, Mark::ControllerElected { .. })).is_some());
@@ -278,7 +279,7 @@ fn zkclient_retry_lands_the_interrupted_write_on_a_new_session() {
     // the same, and the group has no coordinator.
     let p = p3(&w);
     assert_eq!(p.leader, -1);
-    assert_eq!(w.consumer_views()[0].status, "coordinator_not_available");
+    assert_eq!(w.consumer_views()[0].status, ConsumerStatus::CoordinatorNotAvailable);
 
     let s = splitbrain_sim::scenario::builtin("zkclient-retry").unwrap();
     let mut w11 = splitbrain_sim::World::with_mode(&s, s.seed, splitbrain_sim::scenario::Mode::Kafka11).unwrap();

@@ -63,6 +63,18 @@ pub enum Role {
     Leader,
 }
 
+impl Role {
+    /// The snake_case word.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Follower => "follower",
+            Role::Unattached => "unattached",
+            Role::Candidate => "candidate",
+            Role::Leader => "leader",
+        }
+    }
+}
+
 /// A controller voter.
 #[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub struct Voter {

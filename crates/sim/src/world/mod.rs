@@ -391,7 +391,7 @@ impl World {
             incarnation: self.incarnation(to),
             payload,
         };
-        if matches!(m.payload.category(), "control" | "watch")
+        if matches!(m.payload.category(), crate::message::Category::Control | crate::message::Category::Watch)
             || matches!(m.payload, Payload::ZkRequest { ref op, .. } if op.is_write())
         {
             log.push(EventKind::Info, || format!("{from} → {to}: {}", m.payload.label()));
@@ -527,7 +527,7 @@ impl World {
                 format!("DROPPED {} → {}: {} ({reason})", m.from, m.to, m.payload.label())
             });
             log.from = Some(m.from);
-            log.message = Some(m.payload.category());
+            log.message = Some(m.payload.category().name());
             self.on_dropped(&m, &mut log);
             self.last_dropped.push(m);
             return log;
@@ -539,7 +539,7 @@ impl World {
         let mut log =
             StepLog::new(render, m.to, EventKind::Info, || format!("{} ← {}: {}", m.to, m.from, m.payload.label()));
         log.from = Some(m.from);
-        log.message = Some(m.payload.category());
+        log.message = Some(m.payload.category().name());
         match m.to {
             NodeId::Voter(v) => {
                 log.kind = EventKind::ZkRequest;
