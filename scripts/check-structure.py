@@ -9,6 +9,9 @@
 4. no ZooKeeper server logic in the world: world/ never calls the data tree's `apply`, `expire`
    or `touch` outside the steady-state build.
 
+5. no import cycle between the web app's modules either (crates/app/src, its bin/ aside): the page
+   reads the core and its own helpers one way (issue 13, "the page's own house").
+
 Test modules (`#[cfg(test)] mod tests { .. }` and files named tests.rs) are not checked.
 Prints what it finds and exits 1 on any finding.
 """
@@ -17,25 +20,27 @@ import re
 import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crates", "sim", "src")
+APP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crates", "app", "src")
 
 
-def modules():
+def modules(root=ROOT):
     files = {}
-    for dp, _, fn in os.walk(ROOT):
+    for dp, dirs, fn in os.walk(root):
+        dirs[:] = [d for d in dirs if not (root == APP and d == "bin")]
         for f in fn:
             if not f.endswith(".rs"):
                 continue
-            parts = os.path.relpath(os.path.join(dp, f), ROOT)[:-3].split(os.sep)
+            parts = os.path.relpath(os.path.join(dp, f), root)[:-3].split(os.sep)
             if parts[-1] == "mod":
                 parts = parts[:-1]
-            if parts == ["lib"] or parts[-1] == "tests":
+            if parts in (["lib"], ["main"]) or parts[-1] == "tests":
                 continue
             src = open(os.path.join(dp, f), encoding="utf-8").read()
             cut = src.find("#[cfg(test)]\nmod tests {")
             if cut >= 0:
                 src = src[:cut]
             src = "\n".join(l for l in src.split("\n") if not l.strip().startswith("//"))
-            files["::".join(parts)] = (os.path.relpath(os.path.join(dp, f), ROOT), src)
+            files["::".join(parts)] = (os.path.relpath(os.path.join(dp, f), root), src)
     return files
 
 
@@ -91,6 +96,9 @@ def main():
     problems = []
     for c in cycles(deps(files)):
         problems.append("import cycle between modules: " + " <-> ".join(c))
+    app = modules(APP) if os.path.isdir(APP) else {}
+    for c in cycles(deps(app)):
+        problems.append("import cycle between the web app's modules: " + " <-> ".join(c))
     variant = re.compile(r"\bMode::(Legacy|Kafka11|Fenced|Kraft)\b")
     for m, (path, src) in files.items():
         if path not in ("mode.rs", "scenario.rs"):
@@ -106,7 +114,7 @@ def main():
                 )
     for p in problems:
         print("check-structure:", p)
-    print(f"check-structure: {len(files)} core modules, {len(problems)} finding(s)")
+    print(f"check-structure: {len(files)} core modules, {len(app)} app modules, {len(problems)} finding(s)")
     return 1 if problems else 0
 
 

@@ -6,6 +6,7 @@ use crate::export::ExportBar;
 use crate::graph::{Graph, InFlight};
 use crate::model::{Action, CutMode, Model, StepCaption};
 use crate::panels::{Alerts, ConsumerPanel, ControllerContextDiff, PartitionTable, ZkTree};
+use crate::text::{controller_words, fmt_time, gap_words, hidden_story_words, mode_label, mode_words, GAP_MS};
 use splitbrain_sim::event::{Event as SimEvent, EventKind};
 use splitbrain_sim::scenario::{builtin_names, Mode};
 use splitbrain_sim::view::{Headline, View};
@@ -13,32 +14,6 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement, HtmlInputElement, HtmlSelectElement, KeyboardEvent};
 use yew::prelude::*;
-
-/// Virtual time as the CLI prints it: `16.469s`, `2d+74.562s`.
-pub fn fmt_time(ms: u64) -> String {
-    let (d, rem) = (ms / 86_400_000, ms % 86_400_000);
-    let secs = format!("{}.{:03}s", rem / 1000, rem % 1000);
-    if d > 0 {
-        format!("{d}d+{secs}")
-    } else {
-        secs
-    }
-}
-
-/// A gap between events long enough to mark in the log.
-pub const GAP_MS: u64 = 60_000;
-
-/// Words for a long gap.
-pub fn gap_words(ms: u64) -> String {
-    let round = |x: u64, unit: u64| (x + unit / 2) / unit;
-    if ms >= 36 * 3_600_000 {
-        format!("{} days pass", round(ms, 86_400_000))
-    } else if ms >= 3_600_000 {
-        format!("{} hours pass", round(ms, 3_600_000))
-    } else {
-        format!("{} minutes pass", round(ms, 60_000))
-    }
-}
 
 fn kind_class(k: EventKind) -> &'static str {
     match k {
@@ -261,55 +236,6 @@ fn controls(p: &ControlsProps) -> Html {
     }
 }
 
-pub(crate) fn mode_words(m: Mode) -> &'static str {
-    match m {
-        Mode::Legacy => "Kafka 0.11–1.0",
-        Mode::Kafka11 => "Kafka 1.1–2.0 (KAFKA-5642)",
-        Mode::Fenced => "with the KAFKA-6082 fix",
-        Mode::Kraft => "KRaft quorum",
-    }
-}
-
-/// Why the story is hidden: which runs the scenario's captions tell, and which one this is.
-fn hidden_story_words(description: &str, story_modes: &[Mode], mode: Mode) -> String {
-    let names: Vec<&str> = story_modes.iter().map(|m| m.name()).collect();
-    format!(
-        "{description} The story captions describe the {} run{}; this run uses the {} behaviour, so they are hidden.",
-        words_list(&names),
-        if names.len() > 1 { "s" } else { "" },
-        mode.name()
-    )
-}
-
-/// "a", "a and b", "a, b and c".
-fn words_list(words: &[&str]) -> String {
-    match words.split_last() {
-        None => String::new(),
-        Some((last, [])) => last.to_string(),
-        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
-    }
-}
-
-/// The behaviour picker's label for a mode.
-fn mode_label(m: Mode) -> &'static str {
-    match m {
-        Mode::Legacy => "0.11–1.0 (legacy)",
-        Mode::Kafka11 => "1.1–2.0 (no retry after expiry)",
-        Mode::Fenced => "KAFKA-6082 fix (fenced)",
-        Mode::Kraft => "KRaft, no ZooKeeper",
-    }
-}
-
-pub(crate) fn controller_words(v: &View) -> String {
-    if let Some(q) = v.nodes.iter().find(|n| matches!(n.id, splitbrain_sim::NodeId::Voter(_)) && n.acting_controller) {
-        return format!("active controller: quorum leader {}", q.id);
-    }
-    if v.nodes.iter().any(|n| matches!(n.id, splitbrain_sim::NodeId::Voter(_))) {
-        return "no quorum leader".into();
-    }
-    format!("controller: {}", v.zk_controller.map(|b| format!("broker {b}")).unwrap_or_else(|| "none".into()))
-}
-
 fn watch_partition(v: &View) -> Option<String> {
     v.watched.as_ref().map(|tp| tp.to_string())
 }
@@ -527,7 +453,7 @@ pub fn app(props: &AppProps) -> Html {
     };
     let shows = |p: Panel| embed.as_ref().map(|o| o.shows(p)).unwrap_or(true);
     let root_style = embed.as_ref().and_then(|o| o.height).map(|h| format!("height:{h}px;overflow:auto"));
-    let open_full = embed.as_ref().map(|o| format!("{}#{}", o.playground, crate::share::fragment_of(&model)));
+    let open_full = embed.as_ref().map(|o| format!("{}#{}", o.playground, model.fragment()));
 
     html! {
         <div ref={root.clone()} class={classes!("app", (!full).then_some("embedded"))} data-testid="app-root" style={root_style}

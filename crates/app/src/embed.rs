@@ -6,7 +6,6 @@ use crate::model::DEFAULT_SCENARIO;
 use crate::model::{Model, Notice};
 use splitbrain_sim::scenario::{builtin, Mode};
 use splitbrain_sim::Timeline;
-use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::Element;
@@ -183,7 +182,7 @@ impl EmbedOptions {
     /// The model the widget starts with; problems become its notice.
     pub fn model(&self) -> Model {
         let mut m = match &self.link {
-            Some(l) => crate::share::model_for_fragment(l),
+            Some(l) => Model::for_fragment(l),
             None => {
                 let s = builtin(&self.scenario).ok_or_else(|| format!("unknown built-in '{}'", self.scenario));
                 let timeline = s.and_then(|s| {
@@ -215,33 +214,6 @@ impl EmbedOptions {
         m.playing = self.autoplay;
         m
     }
-}
-
-/// Mounts a widget into `element`. Options come from the element's `data-*` attributes and,
-/// overriding them, from `options` (a plain object of strings, or undefined).
-#[wasm_bindgen]
-pub fn mount(element: Element, options: JsValue) -> Result<(), JsValue> {
-    let mut pairs: Vec<(String, String)> = Vec::new();
-    let attrs = element.attributes();
-    for i in 0..attrs.length() {
-        if let Some(a) = attrs.item(i) {
-            if let Some(k) = a.name().strip_prefix("data-") {
-                pairs.push((k.to_string(), a.value()));
-            }
-        }
-    }
-    if !options.is_undefined() && !options.is_null() {
-        let extra: std::collections::BTreeMap<String, String> = serde_wasm_bindgen::from_value(options)
-            .map_err(|e| JsValue::from_str(&format!("splitbrain.mount: options must be an object of strings: {e}")))?;
-        pairs.extend(extra);
-    }
-    let opts = EmbedOptions::parse(pairs);
-    crate::debug::install_panic_hook();
-    crate::debug::install_window_hook();
-    element.set_inner_html("");
-    yew::Renderer::<crate::App>::with_root_and_props(element, crate::app::AppProps { embed: Some(Rc::new(opts)) })
-        .render();
-    Ok(())
 }
 
 /// Posts the widget's height again whenever its size changes (a panel opens, the iframe gets

@@ -2,7 +2,8 @@
 //! pair that can talk, messages moving along their links, and a stroke overlay that cuts (or
 //! heals) every link a drag crosses.
 use crate::geometry::{client_to_user, crossed_links, f1, nearest_link, Layout, Pt};
-use crate::model::{link_words, CutMode};
+use crate::model::CutMode;
+use crate::text::{fmt_time, link_words};
 use splitbrain_sim::consumer::ConsumerStatus;
 use splitbrain_sim::message::Category;
 use splitbrain_sim::view::{LinkView, MessageState, MessageView, NodeStatus, NodeView, View, ZkRole};
@@ -543,7 +544,7 @@ pub fn in_flight(props: &InFlightProps) -> Html {
                         <span class="tag">{tag}</span>{" "}
                         <code>{format!("{} → {}", m.from, m.to)}</code>{" "}
                         {m.label.clone()}
-                        if m.state == MessageState::InFlight { <span class="dim">{format!(" (arrives {})", crate::app::fmt_time(m.deliver_ms))}</span> }
+                        if m.state == MessageState::InFlight { <span class="dim">{format!(" (arrives {})", fmt_time(m.deliver_ms))}</span> }
                     </li>
                 }
             }) }

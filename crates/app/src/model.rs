@@ -2,7 +2,8 @@
 //! core decides every piece of Kafka behaviour; this only turns user intent into core calls.
 use splitbrain_sim::event::Event;
 use splitbrain_sim::scenario::{builtins, Mode, Scenario};
-use splitbrain_sim::{Command, Direction, NodeId, Timeline};
+use splitbrain_sim::share::Link;
+use splitbrain_sim::{Command, Direction, Timeline};
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::Reducible;
@@ -410,19 +411,41 @@ pub fn describe(cmd: &Command) -> String {
     cmd.describe()
 }
 
-fn node_word(n: NodeId) -> String {
-    match n {
-        NodeId::Zk(0) => "ZooKeeper".into(),
-        NodeId::Zk(_) => format!("ZooKeeper {n}"),
-        NodeId::Broker(b) => format!("broker {b}"),
-        NodeId::Client(c) => format!("consumer c{c}"),
-        NodeId::Voter(v) => format!("controller q{v}"),
+/// Permalinks: the core's [`splitbrain_sim::share::Link`] decodes, checks and encodes; the model
+/// only says what a link opens (or why it cannot) and which link the run it shows has.
+impl Model {
+    /// The model for a fragment: the run it describes, or the default scenario with a message saying
+    /// why the link could not be opened. An empty fragment gives the default scenario silently.
+    pub fn for_fragment(fragment: &str) -> Model {
+        if fragment.trim().trim_start_matches('#').is_empty() {
+            return Model::initial();
+        }
+        match Link::decode(fragment).and_then(|l| l.restore().map(|t| (l, t))) {
+            Ok((link, tl)) => {
+                let source = link.builtin_opened().map(String::from).unwrap_or_else(|| tl.scenario().name.clone());
+                let mut m = Model::from_restored(tl, source, link.mode).with_compare(link.compare);
+                if let Some(text) = link.notice() {
+                    m.notice = Some(Notice { error: false, text });
+                }
+                m
+            }
+            Err(e) => {
+                let mut m = Model::initial();
+                m.notice = Some(Notice {
+                    error: true,
+                    text: format!("This link could not be opened: {e}. Showing the default scenario instead."),
+                });
+                m
+            }
+        }
     }
-}
 
-/// "broker 1 – ZooKeeper" for a link.
-pub fn link_words(a: NodeId, b: NodeId) -> String {
-    format!("{}–{}", node_word(a), node_word(b))
+    /// The fragment (without `#`) for the run the model shows.
+    pub fn fragment(&self) -> String {
+        let mut l = Link::of(&self.tl.borrow(), self.mode);
+        l.compare = self.compare_mode;
+        l.encode()
+    }
 }
 
 impl Reducible for Model {
@@ -588,7 +611,7 @@ impl Reducible for Model {
             }
             Action::OpenLink(fragment) => {
                 let rev = m.rev;
-                m = crate::share::model_for_fragment(&fragment);
+                m = Model::for_fragment(&fragment);
                 m.rev = rev;
             }
             Action::Dismiss => m.notice = None,
@@ -606,13 +629,6 @@ mod tests {
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
-    #[test]
-    fn link_words_name_each_server_of_an_ensemble() {
-        assert_eq!(link_words(NodeId::ZK, NodeId::Broker(2)), "ZooKeeper–broker 2");
-        assert_eq!(link_words(NodeId::Zk(1), NodeId::Broker(2)), "ZooKeeper zk1–broker 2");
-        assert_eq!(link_words(NodeId::Zk(2), NodeId::Zk(3)), "ZooKeeper zk2–ZooKeeper zk3");
-    }
-
     /// seed-incident with its end moved to 10^15 ms: only a bound would end it.
     fn hostile() -> Scenario {
         let mut s = builtin_scenario("seed-incident").unwrap();
@@ -626,7 +642,7 @@ mod tests {
     fn a_hostile_link_opens_with_one_slice_computed_and_says_so() {
         let tl = Timeline::with_mode(hostile(), None, Mode::Legacy).unwrap();
         let fragment = splitbrain_sim::share::Link::of(&tl, Mode::Legacy).encode();
-        let m = crate::share::model_for_fragment(&fragment);
+        let m = Model::for_fragment(&fragment);
         assert!(m.notice.as_ref().is_none_or(|n| !n.error), "{:?}", m.notice);
         assert_eq!(m.tl.borrow().scenario().end_ms, Some(1_000_000_000_000_000));
         assert_eq!(m.tl.borrow().len(), SLICE, "one slice at open, not the whole future");

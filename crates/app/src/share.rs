@@ -2,8 +2,7 @@
 //! run (debounced `history.replaceState`), and a "Copy link" bar. The core's
 //! [`splitbrain_sim::share::Link`] does the encoding and every check; nothing from the URL is
 //! ever inserted as HTML (only Yew text nodes and attribute values).
-use crate::model::{Model, Notice};
-use splitbrain_sim::share::Link;
+use crate::model::Model;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
@@ -17,42 +16,9 @@ pub fn read_hash() -> String {
         .unwrap_or_default()
 }
 
-/// The model for a fragment: the run it describes, or the default scenario with a message saying
-/// why the link could not be opened. An empty fragment gives the default scenario silently.
-pub fn model_for_fragment(fragment: &str) -> Model {
-    if fragment.trim().trim_start_matches('#').is_empty() {
-        return Model::initial();
-    }
-    match Link::decode(fragment).and_then(|l| l.restore().map(|t| (l, t))) {
-        Ok((link, tl)) => {
-            let source = link.builtin_opened().map(String::from).unwrap_or_else(|| tl.scenario().name.clone());
-            let mut m = Model::from_restored(tl, source, link.mode).with_compare(link.compare);
-            if let Some(text) = link.notice() {
-                m.notice = Some(Notice { error: false, text });
-            }
-            m
-        }
-        Err(e) => {
-            let mut m = Model::initial();
-            m.notice = Some(Notice {
-                error: true,
-                text: format!("This link could not be opened: {e}. Showing the default scenario instead."),
-            });
-            m
-        }
-    }
-}
-
 /// The model at page load: from `location.hash` when it holds a link.
 pub fn model_from_location() -> Model {
-    model_for_fragment(&read_hash())
-}
-
-/// The fragment (without `#`) for the run the model shows.
-pub fn fragment_of(m: &Model) -> String {
-    let mut l = Link::of(&m.tl.borrow(), m.mode);
-    l.compare = m.compare_mode;
-    l.encode()
+    Model::for_fragment(&read_hash())
 }
 
 /// The page's URL without its fragment.
@@ -83,7 +49,7 @@ pub fn use_hash_sync(model: &UseReducerHandle<Model>, enabled: bool) {
     use_effect_with((model.rev, model.playing, enabled), move |(_, playing, enabled)| {
         let t = (!*playing && *enabled).then(|| {
             gloo::timers::callback::Timeout::new(300, move || {
-                replace_hash(&fragment_of(&m));
+                replace_hash(&m.fragment());
             })
         });
         move || drop(t)
@@ -125,7 +91,7 @@ pub fn share_bar(p: &ShareBarProps) -> Html {
         let status = status.clone();
         let input = input.clone();
         Callback::from(move |_| {
-            let frag = fragment_of(&m);
+            let frag = m.fragment();
             replace_hash(&frag);
             let url = format!("{}#{frag}", base_url());
             shown.set(Some(url.clone()));
