@@ -8,7 +8,7 @@
 #                                   native zk-diff no-std sim-wasm sim-wasm-test
 #                                   app-wasm-test trunk size e2e)
 #
-# Stages: setup, rustfmt, clippy, native cargo test (all but the web app),
+# Stages: setup, rustfmt, clippy, native cargo test (the workspace; the web app only its lib tests),
 # `splitbrain zk-replay` against a real ZooKeeper 3.8 (tests/zk-diff/zkdiff.py),
 # splitbrain-sim on wasm32, wasm-bindgen-test for crates/sim and crates/app in
 # headless Chromium, trunk build --release, dist size report, end-to-end tests
@@ -159,6 +159,9 @@ stage_native_tests() {
   need_workspace
   native_env
   x cargo test --workspace --exclude splitbrain-app
+  # The page's reducer and helpers, natively (nothing there needs a browser; the same tests run
+  # in Chromium in app-wasm-test).
+  [[ -f crates/app/Cargo.toml ]] && x cargo test -p splitbrain-app --lib
   x python3 scripts/check-structure.py
 }
 

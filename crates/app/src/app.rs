@@ -498,7 +498,7 @@ pub fn app(props: &AppProps) -> Html {
                         }
                     </section>
                     <Controls cursor={cursor} len={len} time={fmt_time(view.time_ms)} playing={model.playing} speed={model.speed}
-                        can_undo={model.undo.is_some()} undo_label={model.undo_label.clone()} has_next_caption={has_next} has_prev_caption={has_prev}
+                        can_undo={model.tl.borrow().can_undo()} undo_label={model.undo_label.clone()} has_next_caption={has_next} has_prev_caption={has_prev}
                         cut_mode={model.cut_mode} dispatch={dispatch.clone()} no_return={no_return} />
                     if full {
                         <div class="card fault-card">

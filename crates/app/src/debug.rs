@@ -15,7 +15,12 @@ thread_local! {
 }
 
 fn now() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)
+    // Natively (the reducer's own tests) there is no browser clock to read.
+    if cfg!(target_arch = "wasm32") {
+        web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)
+    } else {
+        0.0
+    }
 }
 
 /// Called by the reducer when an action arrives.

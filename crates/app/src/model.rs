@@ -92,9 +92,8 @@ pub struct Model {
     pub speed: u32,
     /// What drags cut.
     pub cut_mode: CutMode,
-    /// The timeline before the last gesture (a gesture may apply several commands).
-    pub undo: Option<Rc<Timeline>>,
-    /// What the last undo would revert, for the button's label.
+    /// What the last undo would revert (the last gesture, which may apply several commands; the
+    /// timeline keeps the undo itself), for the button's label.
     pub undo_label: String,
     /// The step of the user's first command, if any (the run differs from the scenario's after it).
     pub forked_at: Option<usize>,
@@ -256,7 +255,6 @@ impl Model {
             playing: false,
             speed: 8,
             cut_mode: CutMode::Both,
-            undo: None,
             undo_label: String::new(),
         }
     }
@@ -497,24 +495,22 @@ impl Reducible for Model {
                 if cmds.is_empty() {
                     return self;
                 }
-                let before = m.tl.borrow().clone();
-                let mut errors = Vec::new();
-                let mut done = Vec::new();
-                {
+                // One gesture, one change: the core validates each command once and keeps one undo.
+                let (forked, at, applied) = {
                     let mut tl = m.tl.borrow_mut();
-                    for c in &cmds {
-                        match tl.apply(c.clone()) {
-                            Ok(_) => done.push(describe(c)),
-                            Err(e) => errors.push(format!("{}: {e}", describe(c))),
-                        }
-                    }
-                    if !done.is_empty() {
+                    let (forked, at) = (tl.cursor() < tl.len(), tl.cursor());
+                    let applied = tl.apply_all(&cmds);
+                    if applied.applied > 0 {
                         tl.compute(SLICE);
                     }
-                }
-                let forked = before.cursor() < before.len();
-                if !done.is_empty() {
-                    m.undo = Some(Rc::new(before));
+                    (forked, at, applied)
+                };
+                let refused: Vec<usize> = applied.refused.iter().map(|(i, _)| *i).collect();
+                let done: Vec<String> =
+                    cmds.iter().enumerate().filter(|(i, _)| !refused.contains(i)).map(|(_, c)| describe(c)).collect();
+                let errors: Vec<String> =
+                    applied.refused.iter().map(|(i, e)| format!("{}: {e}", describe(&cmds[*i]))).collect();
+                if applied.applied > 0 {
                     m.undo_label = done.join(", ");
                     m.refresh_events();
                 }
@@ -524,24 +520,24 @@ impl Reducible for Model {
                     Some(Notice {
                         error: false,
                         text: format!(
-                            "{} at step {}: the old future was discarded (Undo restores it).",
-                            done.join(", "),
-                            m.cursor() - done.len()
+                            "{} at step {at}: the old future was discarded (Undo restores it).",
+                            done.join(", ")
                         ),
                     })
                 } else {
                     None
                 };
             }
-            Action::Undo => match m.undo.take() {
-                Some(t) => {
-                    *m.tl.borrow_mut() = (*t).clone();
+            Action::Undo => {
+                let undone = m.tl.borrow_mut().undo();
+                if undone {
                     m.notice = Some(Notice { error: false, text: format!("Undone: {}.", m.undo_label) });
                     m.undo_label.clear();
                     m.refresh_events();
+                } else {
+                    m.notice = Some(Notice { error: false, text: "Nothing to undo.".into() });
                 }
-                None => m.notice = Some(Notice { error: false, text: "Nothing to undo.".into() }),
-            },
+            }
             Action::TogglePlay => {
                 if !m.playing && m.tl.borrow_mut().at_end() {
                     m.tl.borrow_mut().seek(0);
@@ -626,6 +622,7 @@ impl Reducible for Model {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use splitbrain_sim::NodeId;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -656,6 +653,60 @@ mod tests {
         let m = m.reduce(Action::Back).reduce(Action::Forward).reduce(Action::Forward);
         assert_eq!(m.tl.borrow().len(), 3 * SLICE, "stepping past the end computes the next slice");
         assert_eq!(m.cursor(), 2 * SLICE + 1);
+    }
+
+    /// Broker 1 cut from every ZooKeeper server: what one drag across those links sends.
+    fn cut_b1(m: &Model) -> Vec<Command> {
+        let servers: Vec<NodeId> = m.tl.borrow().view().zk_servers.iter().map(|z| z.id).collect();
+        assert!(servers.len() > 1, "seed-incident has an ensemble");
+        servers.into_iter().map(|z| Command::Cut { a: NodeId::Broker(1), b: z, dir: Direction::Both }).collect()
+    }
+
+    /// One gesture is one change: every command applies at the cursor, one Undo reverts them all
+    /// and restores the run (its computed future included) exactly.
+    #[test]
+    fn a_gesture_is_one_undo() {
+        let m = Rc::new(Model::initial()).reduce(Action::Seek(40));
+        let before: Vec<Event> = m.tl.borrow().events().to_vec();
+        let cmds = cut_b1(&m);
+        let n = cmds.len();
+        let m = m.reduce(Action::Apply(cmds));
+        assert_eq!(m.cursor(), 40 + n, "each command is a step");
+        assert!(m.tl.borrow().can_undo());
+        assert_eq!(m.undo_label.matches("cut").count(), n, "{}", m.undo_label);
+        let note = m.notice.as_ref().expect("a fork in the past is announced");
+        assert!(!note.error && note.text.contains("at step 40"), "{note:?}");
+        let m = m.reduce(Action::Undo);
+        assert_eq!(m.cursor(), 40);
+        assert!(!m.tl.borrow().can_undo(), "one undo for the gesture");
+        assert!(m.undo_label.is_empty());
+        assert_eq!(m.tl.borrow().events(), &before[..], "the old future is back");
+        let m = m.reduce(Action::Undo);
+        assert_eq!(m.notice.as_ref().map(|n| n.text.as_str()), Some("Nothing to undo."));
+    }
+
+    /// A refused command in a gesture is named once, with the core's reason; the others apply.
+    #[test]
+    fn a_refused_command_is_named_and_the_rest_of_the_gesture_applies() {
+        let m = Rc::new(Model::initial());
+        let mut cmds = cut_b1(&m);
+        let good = cmds.len();
+        cmds.insert(1, Command::Cut { a: NodeId::Broker(1), b: NodeId::Broker(9), dir: Direction::Both });
+        let m = m.reduce(Action::Apply(cmds));
+        assert_eq!(m.cursor(), good);
+        let note = m.notice.as_ref().expect("refused");
+        assert!(note.error && note.text.starts_with("Refused: ") && note.text.contains("9"), "{note:?}");
+        assert_eq!(note.text.matches(": ").count(), 2, "one refusal, named once: {}", note.text);
+        assert!(m.tl.borrow().can_undo());
+        // A gesture of refused commands only changes nothing and leaves nothing to undo.
+        let m = Rc::new(Model::initial()).reduce(Action::Apply(vec![Command::Cut {
+            a: NodeId::Broker(7),
+            b: NodeId::Broker(9),
+            dir: Direction::Both,
+        }]));
+        assert_eq!(m.cursor(), 0);
+        assert!(!m.tl.borrow().can_undo());
+        assert!(m.notice.as_ref().is_some_and(|n| n.error));
     }
 
     /// A run cut at a bound says which, and a built-in run (complete) has no note.

@@ -44,6 +44,15 @@ struct History {
     complete: bool,
 }
 
+/// What [`Timeline::apply_all`] did with a gesture's commands.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct Applied {
+    /// How many applied (one step each).
+    pub applied: usize,
+    /// The refused ones: their index in the gesture and why.
+    pub refused: Vec<(usize, String)>,
+}
+
 /// A run with its history.
 #[derive(Clone)]
 pub struct Timeline {
@@ -314,10 +323,37 @@ impl Timeline {
     /// Applies a command at the cursor. If the cursor is in the past, the future is forked off
     /// (kept for one [`Timeline::undo`]).
     pub fn apply(&mut self, cmd: Command) -> Result<&Event, String> {
+        let saved = (self.h.clone(), self.cursor);
+        self.push(cmd)?;
+        self.undo = Some(saved);
+        Ok(&self.h.events[self.cursor - 1])
+    }
+
+    /// Applies one gesture's commands at the cursor, in order, as one change: one fork of the
+    /// future and one [`Timeline::undo`] for all of them. Each command is validated once, by
+    /// `World::apply`; a refused one changes nothing and is reported with its index, and the
+    /// others still apply.
+    pub fn apply_all(&mut self, cmds: &[Command]) -> Applied {
+        let saved = (self.h.clone(), self.cursor);
+        let mut applied = 0;
+        let mut refused = Vec::new();
+        for (i, c) in cmds.iter().enumerate() {
+            match self.push(c.clone()) {
+                Ok(()) => applied += 1,
+                Err(e) => refused.push((i, e)),
+            }
+        }
+        if applied > 0 {
+            self.undo = Some(saved);
+        }
+        Applied { applied, refused }
+    }
+
+    /// One command at the cursor, without touching the undo.
+    fn push(&mut self, cmd: Command) -> Result<(), String> {
         // `World::apply` is the one validation; an impossible command changes nothing here.
         let mut w = self.shown.clone();
         let ev = w.apply(&cmd)?;
-        self.undo = Some((self.h.clone(), self.cursor));
         let at = self.cursor;
         let h = &mut self.h;
         h.checkpoints.truncate(at / CHECKPOINT_EVERY + 1);
@@ -332,7 +368,7 @@ impl Timeline {
         h.complete = false;
         self.shown = w;
         self.cursor += 1;
-        Ok(&self.h.events[self.cursor - 1])
+        Ok(())
     }
 
     /// Restores the timeline as it was before the last [`Timeline::apply`].
