@@ -1,6 +1,13 @@
 #!/usr/bin/env bash
 # Prints the transfer sizes of the built web app (dist/ from `trunk build --release`)
-# as a markdown table: raw and `gzip -9` bytes and KB per file, per kind and in total.
+# as a markdown table: raw and `gzip -9` bytes and KB per file, per kind and in total;
+# then the playground's two loads, and fails (exit 1) above their budgets:
+#   - first paint: every file fetched until the graph is drawn. index.html carries the
+#     default scenario's page rendered at build time (crates/app/src/bin/prerender.rs),
+#     so that is index.html and style.css (budget FIRST_PAINT_BUDGET_KB, default 60);
+#   - live page: what the page fetches until it runs (index.html, style.css, the JS glue
+#     and the page's wasm; not the explorer's worker, fetched when a search starts, nor
+#     embed/docs pages) (budget LIVE_BUDGET_KB, default 520).
 #
 #   scripts/size-report.sh [DIST_DIR]      (default: dist)
 set -euo pipefail
@@ -42,3 +49,31 @@ for kind in wasm js css html other; do
   echo "| **all $kind** | $kind | ${RAW[$kind]} | $(kb "${RAW[$kind]}") | ${GZ[$kind]} | $(kb "${GZ[$kind]}") |"
 done
 echo "| **total** | | $total_raw | $(kb "$total_raw") | $total_gz | $(kb "$total_gz") |"
+
+gzsize() { gzip -9 -c "$1" | wc -c; }
+load_row() {
+  local name=$1 budget=$2; shift 2
+  local sum=0 f
+  for f in "$@"; do
+    [[ -f "$DIST/$f" ]] || { echo "size-report: $DIST/$f missing" >&2; return 1; }
+    sum=$((sum + $(gzsize "$DIST/$f")))
+  done
+  local verdict="within"
+  (( sum <= budget * 1024 )) || verdict="OVER"
+  echo "| $name | $* | $sum | $(kb "$sum") | $budget | $verdict |"
+  [[ $verdict == within ]]
+}
+echo
+echo "### The playground's loads (gzip -9)"
+echo
+echo "| load | files | bytes | KB | budget KB | |"
+echo "| --- | --- | ---: | ---: | ---: | --- |"
+rc=0
+if grep -q 'data-testid="first-paint"' "$DIST/index.html"; then
+  load_row "first paint (graph drawn)" "${FIRST_PAINT_BUDGET_KB:-60}" index.html style.css || rc=1
+else
+  echo "| first paint | index.html has no build-time first paint: the graph waits for the live page | | | | OVER |"
+  rc=1
+fi
+load_row "live page (interactive)" "${LIVE_BUDGET_KB:-520}" index.html style.css splitbrain-app.js splitbrain-app_bg.wasm || rc=1
+exit $rc

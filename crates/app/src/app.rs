@@ -246,6 +246,10 @@ pub struct AppProps {
     /// Embedded: minimal chrome, chosen panels, keys only when focused.
     #[prop_or_default]
     pub embed: Option<Rc<EmbedOptions>>,
+    /// Rendered at build time as the first paint (bin/prerender.rs): the picture and panels, not
+    /// the event log's thousands of lines, which the live page fills in.
+    #[prop_or_default]
+    pub first_paint: bool,
 }
 
 /// The page (or an embedded widget).
@@ -529,7 +533,11 @@ pub fn app(props: &AppProps) -> Html {
                         <section class="panel log-panel" aria-label="Event log">
                             <div class="panel-head"><h2>{"Event log"}</h2><span class="dim small">{format!("{} events · click a line to jump", len)}</span></div>
                             <div class="log-scroll" id={full.then_some("log-scroll")}>
-                                <EventLog events={model.events.clone()} captions={model.captions.clone()} on_jump={on_jump} ids={full} />
+                                if props.first_paint {
+                                    <p class="dim small">{"The log appears when the simulation has loaded."}</p>
+                                } else {
+                                    <EventLog events={model.events.clone()} captions={model.captions.clone()} on_jump={on_jump} ids={full} />
+                                }
                             </div>
                         </section>
                     }

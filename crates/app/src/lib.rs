@@ -29,6 +29,8 @@ pub fn start() {
     debug::install_window_hook();
     let root = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("app"));
     if let Some(el) = root {
+        // The build-time first paint (bin/prerender.rs) gives way to the live page.
+        el.set_inner_html("");
         yew::Renderer::<App>::with_root(el).render();
     }
 }
@@ -57,6 +59,10 @@ pub fn mount(element: web_sys::Element, options: wasm_bindgen::JsValue) -> Resul
     crate::debug::install_panic_hook();
     crate::debug::install_window_hook();
     element.set_inner_html("");
-    yew::Renderer::<App>::with_root_and_props(element, app::AppProps { embed: Some(std::rc::Rc::new(opts)) }).render();
+    yew::Renderer::<App>::with_root_and_props(
+        element,
+        app::AppProps { embed: Some(std::rc::Rc::new(opts)), first_paint: false },
+    )
+    .render();
     Ok(())
 }

@@ -10,6 +10,10 @@ use yew::prelude::*;
 
 /// The page's fragment without `#` (empty when none).
 pub fn read_hash() -> String {
+    // The build-time first paint (bin/prerender.rs) runs natively: no location, the default run.
+    if !cfg!(target_arch = "wasm32") {
+        return String::new();
+    }
     web_sys::window()
         .and_then(|w| w.location().hash().ok())
         .map(|h| h.trim_start_matches('#').to_string())
