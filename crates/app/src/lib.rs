@@ -18,6 +18,7 @@ pub mod graph;
 pub mod model;
 pub mod panels;
 pub mod share;
+pub mod tools_panel;
 
 pub use app::App;
 
