@@ -117,6 +117,25 @@ export async function run({ page, baseUrl, screenshot, assert }) {
   lines = await waitOutput(page, 'jmx');
   assert.equal(activeSum(lines), 1);
 
+  // kcat asks the broker chosen: its bootstrap line names it.
+  await page.click('#tool-tab-kcat');
+  await page.selectOption('[data-testid=tool-broker]', '3');
+  lines = await waitOutput(page, 'kcat');
+  assert.equal(lines[0], 'Metadata for all topics (from broker -1: broker-3:9092/bootstrap):');
+  assert.equal(await page.textContent('[data-testid=tool-command]'), '$ kcat -L -b broker-3:9092');
+
+  // Kraft has no ZooKeeper: topics --zookeeper refuses with the core's sentence; the AdminClient
+  // dialect still answers.
+  await page.selectOption('[data-testid=mode-select]', 'kraft');
+  await page.waitForFunction(() => window.splitbrain.step() === 0);
+  await page.click('#tool-tab-topics');
+  await page.waitForSelector('[data-testid=tool-refusal]');
+  assert.match(await page.textContent('[data-testid=tool-refusal]'), /no ZooKeeper/);
+  assert.equal(await page.textContent(OUT), '');
+  await page.click('#tool-tab-topics-admin');
+  lines = await waitOutput(page, 'topics-admin');
+  assert.ok(lines.some((l) => l.startsWith('\tTopic: __consumer_offsets\tPartition: 3\tLeader: 3\t')), lines.slice(0, 5).join('\n'));
+
   // Closing the panel drops the output.
   await page.click('[data-testid=tools-summary]');
   await page.waitForSelector(OUT, { state: 'detached' });
