@@ -541,6 +541,9 @@ pub fn app(props: &AppProps) -> Html {
                             </div>
                         </section>
                     }
+                    if full {
+                        <crate::tools_panel::ToolsPanel model={model.clone()} />
+                    }
                 </div>
                 <div class="side">
                     if let Some(other_mode) = model.compare_mode {

@@ -19,6 +19,7 @@ pub mod model;
 pub mod panels;
 pub mod share;
 pub mod text;
+pub mod tools_panel;
 
 pub use app::App;
 

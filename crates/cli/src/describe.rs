@@ -2,7 +2,7 @@
 //! [--unavailable-partitions] [--under-replicated-partitions]`: what one of Kafka's own tools would
 //! print after step N (the core's `tools` module renders it).
 use crate::{load, number, Fail};
-use splitbrain_sim::tools::{self, History, Options, Tool};
+use splitbrain_sim::tools::{Options, Tool, Walk};
 use splitbrain_sim::{Mode, World};
 
 pub(crate) fn cmd_describe(args: &[String]) -> Result<String, Fail> {
@@ -47,17 +47,19 @@ pub(crate) fn cmd_describe(args: &[String]) -> Result<String, Fail> {
     let tool = tool.ok_or_else(|| Fail(format!("describe needs --as {}", Tool::NAMES.join("|"))))?;
     let scenario = load(&spec)?;
     let mode = scenario.opening_mode(mode);
-    let mut world =
+    let world =
         World::with_mode(&scenario, seed.unwrap_or(scenario.seed), mode).map_err(|e| Fail(format!("{spec}: {e}")))?;
-    let end = world.config().end_ms;
-    let mut history = History::start(&world);
+    // The core's walk, as the playground's panel takes it (`Timeline::tools_walk`).
+    let mut walk = Walk::start(world);
     let want = step.flatten();
-    while want.is_none_or(|n| world.step_count() < n) {
-        let Some(event) = world.step_until(end) else { break };
-        history.observe(&event, &world);
+    while want.is_none_or(|n| walk.world().step_count() < n) {
+        if !walk.advance(World::step) {
+            break;
+        }
     }
-    if let Some(n) = want.filter(|n| world.step_count() < *n) {
-        return Err(Fail(format!("step {n} is beyond the run's end: {spec} ends after {} steps", world.step_count())));
+    let reached = walk.world().step_count();
+    if let Some(n) = want.filter(|n| reached < *n) {
+        return Err(Fail(format!("step {n} is beyond the run's end: {spec} ends after {reached} steps")));
     }
-    tools::render(&world, tool, &opts, &history).map_err(Fail)
+    walk.render(tool, &opts).map_err(Fail)
 }

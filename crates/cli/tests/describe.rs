@@ -200,3 +200,34 @@ fn state_change_shows_broker_1_electing_itself_and_the_later_leader_minus_one() 
     assert!(k11.lines().any(|x| x.contains("] Changed partition __consumer_offsets-3 from OfflinePartition to OnlinePartition with state LeaderAndIsr(leader=1, leaderEpoch=14, isr=List(1, 2), zkVersion=28)")), "{k11}");
     assert_eq!(sb(&["describe", "seed-incident", "--mode", "kraft", "--as", "state-change"]).status.code(), Some(2));
 }
+
+/// The playground's panel reaches a step through `Timeline::tools_walk`: at a few steps, every
+/// tool's text (or refusal) is what `splitbrain describe --step N --as T` prints (or says).
+#[test]
+fn the_playgrounds_timeline_walk_renders_what_describe_prints() {
+    use splitbrain_sim::tools::{Options, Tool};
+    let mut t =
+        splitbrain_sim::Timeline::new(splitbrain_sim::scenario::builtin("seed-incident").unwrap(), None).unwrap();
+    t.compute_all();
+    let mut walk = None;
+    for step in [0, 16, elected_step(2) as usize, t.len()] {
+        let w = t.tools_walk(step, walk.take()).expect("computed");
+        for name in Tool::NAMES {
+            let tool = Tool::parse(name).unwrap();
+            let page = w.render(tool, &Options::default());
+            let o = sb(&["describe", "seed-incident", "--step", &step.to_string(), "--as", name]);
+            match page {
+                Ok(text) => assert_eq!(String::from_utf8(o.stdout).unwrap(), text, "step {step} --as {name}"),
+                Err(e) => assert!(String::from_utf8_lossy(&o.stderr).contains(&e), "step {step} --as {name}: {e}"),
+            }
+        }
+        walk = Some(w);
+    }
+    // With the filter and another broker asked, at the end.
+    let w = walk.unwrap();
+    let opts = Options { unavailable: true, broker: Some(3), ..Options::default() };
+    for name in ["topics", "topics-admin", "kcat"] {
+        let cli = ok(&["describe", "seed-incident", "--as", name, "--unavailable-partitions", "--broker", "3"]);
+        assert_eq!(cli, w.render(Tool::parse(name).unwrap(), &opts).unwrap(), "--as {name}");
+    }
+}

@@ -205,6 +205,18 @@ impl Mode {
         }
     }
 
+    /// The Kafka release whose code this behaviour follows (the module doc's table), as Kafka
+    /// numbers it: what the tools' views name (`crate::tools::invocation`). `None` for kraft, which
+    /// follows KIPs rather than one release.
+    pub fn release(self) -> Option<&'static str> {
+        match self {
+            Mode::Legacy => Some("1.0.0"),
+            Mode::Kafka11 => Some("1.1.0"),
+            Mode::Fenced => Some("2.1.0"),
+            Mode::Kraft => None,
+        }
+    }
+
     /// What this behaviour does.
     pub const fn behaviour(self) -> Behaviour {
         let zk = ControlPlaneKind::ZooKeeper;

@@ -12,6 +12,7 @@ use crate::command::Command;
 use crate::event::Event;
 use crate::limits::{Bound, Limits};
 use crate::scenario::{Mode, Scenario, ScenarioError};
+use crate::tools;
 use crate::view::View;
 use crate::world::World;
 use alloc::borrow::Cow;
@@ -396,6 +397,87 @@ fn redo(user: &[UserCommand], w: &mut World, s: usize) -> Option<Event> {
     match user.binary_search_by_key(&(s as u64), |u| u.at_step) {
         Ok(i) => w.apply(&user[i].command).ok(),
         Err(_) => w.step(),
+    }
+}
+
+/// A [`tools::Walk`] along a timeline's run ([`Timeline::tools_walk`]): it remembers the run it
+/// walked (scenario, seed, mode, limits, the user's commands it replayed), so a later call can
+/// go on from it while that run is unchanged up to its step.
+#[derive(Clone, Debug)]
+pub struct ToolsWalk {
+    walk: tools::Walk,
+    /// Steps replayed (the timeline's step index, as [`Timeline::replay`] counts them).
+    steps: usize,
+    scenario: Scenario,
+    seed: u64,
+    mode: Mode,
+    limits: Limits,
+    /// The user's commands replayed, in order.
+    user: Vec<UserCommand>,
+}
+
+impl ToolsWalk {
+    /// The step reached.
+    pub fn step(&self) -> usize {
+        self.steps
+    }
+
+    /// The walk: the world at the step and what the tools collected up to it.
+    pub fn walk(&self) -> &tools::Walk {
+        &self.walk
+    }
+
+    /// [`tools::render`]s `tool` at the step reached.
+    pub fn render(&self, tool: tools::Tool, opts: &tools::Options) -> Result<String, String> {
+        self.walk.render(tool, opts)
+    }
+
+    /// [`tools::invocation`] of `tool` at the step reached.
+    pub fn invocation(&self, tool: tools::Tool, opts: &tools::Options) -> tools::Invocation {
+        tools::invocation(self.walk.world(), tool, opts)
+    }
+}
+
+impl Timeline {
+    /// The world after `step` (≤ [`Timeline::len`]) steps, walked from the start of the run with
+    /// what Kafka's tools need of every step before it (`state-change.log`, when each zxid was
+    /// written): what `splitbrain describe --step` renders, with the user's commands replayed at
+    /// their steps. Goes on from `from` when it is a walk of this same run at or before `step`
+    /// (stepping forward costs one step), else walks from step 0. `None` past the computed steps.
+    pub fn tools_walk(&self, step: usize, from: Option<ToolsWalk>) -> Option<ToolsWalk> {
+        if step > self.len() {
+            return None;
+        }
+        let start = &self.h.checkpoints[0];
+        let same_run = |w: &ToolsWalk| {
+            w.steps <= step
+                && w.seed == start.seed()
+                && w.mode == start.mode()
+                && w.limits == start.limits()
+                && w.scenario == self.scenario
+                && self.h.user.iter().take_while(|u| u.at_step < w.steps as u64).eq(w.user.iter())
+        };
+        let mut w = match from.filter(same_run) {
+            Some(w) => w,
+            None => ToolsWalk {
+                walk: tools::Walk::start(start.clone()),
+                steps: 0,
+                scenario: self.scenario.clone(),
+                seed: start.seed(),
+                mode: start.mode(),
+                limits: start.limits(),
+                user: Vec::new(),
+            },
+        };
+        let user = &self.h.user;
+        for s in w.steps..step {
+            w.walk.advance(|world| redo(user, world, s));
+            if let Ok(i) = user.binary_search_by_key(&(s as u64), |u| u.at_step) {
+                w.user.push(user[i].clone());
+            }
+        }
+        w.steps = step;
+        Some(w)
     }
 }
 

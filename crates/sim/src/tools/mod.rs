@@ -9,10 +9,12 @@ pub mod state_change;
 pub mod topics;
 pub mod zk_shell;
 
+use crate::event::Event;
 use crate::ids::BrokerId;
 use crate::world::World;
 use alloc::format;
 use alloc::string::String;
+use core::fmt::Write;
 
 /// Which tool's view.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -100,6 +102,125 @@ impl History {
         self.zxid_times.observe(world);
         self.state_change.observe(event, world);
     }
+}
+
+/// A world walked step by step from its start, with the [`History`] the tools need of the steps
+/// taken: the one way `splitbrain describe` and the playground's panel
+/// ([`crate::Timeline::tools_walk`]) reach a step and render a tool there.
+#[derive(Clone, Debug)]
+pub struct Walk {
+    world: World,
+    history: History,
+}
+
+impl Walk {
+    /// Starts at `world` as built (before its first step).
+    pub fn start(world: World) -> Walk {
+        let history = History::start(&world);
+        Walk { world, history }
+    }
+
+    /// The world reached.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// What the tools collected up to the world reached.
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    /// Takes one step with `next` (the world's own step, or a command replayed at it) and records
+    /// it; false when `next` took none.
+    pub fn advance(&mut self, next: impl FnOnce(&mut World) -> Option<Event>) -> bool {
+        match next(&mut self.world) {
+            Some(event) => {
+                self.history.observe(&event, &self.world);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// [`render`]s `tool` at the world reached.
+    pub fn render(&self, tool: Tool, opts: &Options) -> Result<String, String> {
+        render(&self.world, tool, opts, &self.history)
+    }
+}
+
+/// The command a view stands for and whose code its strings come from, for a reader who wants to
+/// run it on a real cluster. Descriptive text for the page; [`render`] never prints it.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Invocation {
+    /// The command line, e.g. `kafka-topics.sh --zookeeper zk1:2181,zk2:2181,zk3:2181 --describe`.
+    pub command: String,
+    /// Which release's code the format strings follow (the sources cited in each tool's file).
+    pub source: String,
+}
+
+/// What [`render`] of `tool` stands for at `world`'s step: the command line (hosts as the model
+/// names them: `broker-N:9092` as in the brokers' registrations, the ZooKeeper servers at
+/// `:2181`) and the release whose strings it prints, as each tool's module doc cites them.
+pub fn invocation(world: &World, tool: Tool, opts: &Options) -> Invocation {
+    let release = world.mode().release();
+    let kafka = |what: &str| match release {
+        Some(r) => format!("Kafka {r}'s {what}"),
+        None => format!("the ZooKeeper-era {what} (this mode models a KRaft quorum)"),
+    };
+    let mut zk = String::new();
+    for s in world.zk_servers() {
+        if !zk.is_empty() {
+            zk.push(',');
+        }
+        let _ = write!(zk, "{}:2181", s.id());
+    }
+    if zk.is_empty() {
+        zk.push_str("zk:2181");
+    }
+    let first_zk = String::from(zk.split(',').next().unwrap_or("zk:2181"));
+    let broker = match bootstrap(world, opts.broker) {
+        Ok(b) => format!("broker-{b}:9092"),
+        Err(_) => opts.broker.map_or(String::from("broker-N:9092"), |b| format!("broker-{b}:9092")),
+    };
+    let filters = format!(
+        "{}{}",
+        if opts.unavailable { " --unavailable-partitions" } else { "" },
+        if opts.under_replicated { " --under-replicated-partitions" } else { "" }
+    );
+    let (command, source) = match tool {
+        Tool::Topics => (
+            format!("kafka-topics.sh --zookeeper {zk} --describe{filters}"),
+            kafka("TopicCommand (--zookeeper): the leader is read from the partition's state znode"),
+        ),
+        Tool::TopicsAdmin => (
+            format!("kafka-topics.sh --bootstrap-server {broker} --describe{filters}"),
+            String::from(
+                "Kafka 2.2.0's TopicCommand (--bootstrap-server, the first release with it): the AdminClient                  asks one broker's metadata cache",
+            ),
+        ),
+        Tool::Kcat => (
+            format!("kcat -L -b {broker}"),
+            String::from("kcat 1.7.1's metadata_print: one broker's metadata cache"),
+        ),
+        Tool::ZkShell => (
+            format!(
+                "zookeeper-shell.sh {first_zk} get PATH   # /controller, /controller_epoch, /brokers/ids/*, \
+                 each partition's state znode"
+            ),
+            String::from("ZooKeeper 3.4.10's ZooKeeperMain (the version Kafka 1.0.0 bundles)"),
+        ),
+        Tool::Jmx => (
+            String::from(
+                "JMX, each running broker: ActiveControllerCount, OfflinePartitionsCount, UnderReplicatedPartitions",
+            ),
+            kafka("gauge beans, one tab-separated line per broker and bean (this project's layout, not JmxTool's CSV)"),
+        ),
+        Tool::StateChange => (
+            String::from("cat logs/state-change.log   # the controllers' state.change.logger"),
+            kafka("state.change.logger lines, in log4j's [%d] %p %m (%c)%n"),
+        ),
+    };
+    Invocation { command, source }
 }
 
 /// Renders `tool` at the world's current step, with what `history` collected up to it.

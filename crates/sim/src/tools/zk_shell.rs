@@ -13,7 +13,6 @@
 //! leaves, so `pZxid` is `cZxid` and `numChildren` is 0; ACLs are open (`aclVersion = 0`).
 use crate::world::World;
 use crate::zookeeper::Znode;
-use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -23,7 +22,9 @@ use core::fmt::Write;
 /// reached it.
 #[derive(Clone, Debug, Default)]
 pub struct ZxidTimes {
-    seen: BTreeMap<u64, u64>,
+    /// `(zxid, time)`, zxids strictly increasing (a plain vector: no map type of its own in the
+    /// page's wasm, and a cheap clone for the page's kept walk).
+    seen: Vec<(u64, u64)>,
 }
 
 impl ZxidTimes {
@@ -31,15 +32,16 @@ impl ZxidTimes {
     pub fn observe(&mut self, world: &World) {
         if let Some(zk) = world.zk() {
             let z = zk.zxid();
-            if self.seen.last_key_value().is_none_or(|(k, _)| *k < z) {
-                self.seen.insert(z, world.now());
+            if self.seen.last().is_none_or(|(k, _)| *k < z) {
+                self.seen.push((z, world.now()));
             }
         }
     }
 
     /// The time of `zxid`: the first observation at or past it (0 if none yet).
     pub fn time_of(&self, zxid: u64) -> u64 {
-        self.seen.range(zxid..).next().map_or(0, |(_, t)| *t)
+        let i = self.seen.partition_point(|(k, _)| *k < zxid);
+        self.seen.get(i).map_or(0, |(_, t)| *t)
     }
 }
 
