@@ -225,6 +225,61 @@ impl Layout {
         Layout { nodes, zk_caption }
     }
 
+    /// For a narrow screen (a phone held upright): the metadata store (ZooKeeper, its ensemble or
+    /// the KRaft voters) in the middle as in [`Layout::with_ensemble`], the brokers in rows of up
+    /// to three above and below it in reading order (a row of three is a shallow V, so its outer
+    /// brokers' link passes clear of the middle one), the clients in a row at the bottom. About 450
+    /// units wide instead of 780, so a phone draws it at nearly twice the scale.
+    pub fn tall(brokers: &[i32], clients: &[u32], voters: &[u32], zk: &[NodeId]) -> Layout {
+        let mut l = Self::with_ensemble(&[], &[], voters, zk);
+        let (cx, mut up, mut down) = (282.0, f64::MAX, f64::MIN);
+        for b in l.nodes.iter().map(|(_, b)| b).chain(l.zk_caption.iter()) {
+            up = up.min(b.c.y - b.hh);
+            down = down.max(b.c.y + b.hh);
+        }
+        // Room for the badges above ("holds /controller") and below ("acting controller").
+        let gap = 2.0 * BROKER_HH + 34.0;
+        let row = |k: usize| -> Vec<(f64, f64)> {
+            match k {
+                1 => vec![(0.0, 0.0)],
+                2 => vec![(-78.0, 0.0), (78.0, 0.0)],
+                _ => vec![(-150.0, 0.0), (0.0, 1.0), (150.0, 0.0)],
+            }
+        };
+        let (top, bottom) = brokers.split_at(brokers.len().div_ceil(2));
+        let top_rows: Vec<&[i32]> = top.chunks(3).collect();
+        let pitch = |r: &[i32]| if r.len() == 3 { gap + 40.0 } else { gap };
+        // Top half: the last row sits just above the middle; rows above it go up.
+        let mut y = up - 44.0 - BROKER_HH;
+        for r in top_rows.iter().rev() {
+            for (b, (dx, v)) in r.iter().zip(row(r.len())) {
+                // The V of a top row points up (its middle broker is further from the middle).
+                l.nodes.push((
+                    NodeId::Broker(*b),
+                    BoxShape { c: Pt::new(cx + dx, y - 40.0 * v), hw: BROKER_HW, hh: BROKER_HH },
+                ));
+            }
+            y -= pitch(r);
+        }
+        let mut y = down + 44.0 + BROKER_HH;
+        let mut lowest = down;
+        for r in bottom.chunks(3) {
+            for (b, (dx, v)) in r.iter().zip(row(r.len())) {
+                let c = Pt::new(cx + dx, y + 40.0 * v);
+                lowest = lowest.max(c.y + BROKER_HH);
+                l.nodes.push((NodeId::Broker(*b), BoxShape { c, hw: BROKER_HW, hh: BROKER_HH }));
+            }
+            y += pitch(r);
+        }
+        let k = clients.len() as f64;
+        for (j, c) in clients.iter().enumerate() {
+            let x = cx + (j as f64 - (k - 1.0) / 2.0) * (2.0 * CLIENT_HW + 12.0);
+            let c_box = BoxShape { c: Pt::new(x, lowest + 30.0 + CLIENT_HH), hw: CLIENT_HW, hh: CLIENT_HH };
+            l.nodes.push((NodeId::Client(*c), c_box));
+        }
+        l
+    }
+
     /// The bounding box of every node plus a margin (room for the badges above and below the
     /// brokers), so that small clusters are drawn larger.
     pub fn view_box(&self) -> ViewBox {
@@ -412,6 +467,45 @@ mod tests {
             for b in &brokers {
                 let (p, q) = l.link_segment(NodeId::Broker(*b), NodeId::ZK).unwrap();
                 assert!(p.dist(q) > 30.0, "{n} brokers: link b{b}-zk is only {} long", p.dist(q));
+            }
+        }
+    }
+
+    /// The tall (phone) layout: nothing overlaps for 1 to 9 brokers around a standalone server, an
+    /// ensemble of 3 or 5, or 3 voters; it is much narrower than the wide one; and every
+    /// broker–store link keeps a stretch long enough to cut.
+    #[test]
+    fn tall_layouts_do_not_overlap_and_are_narrow() {
+        for (voters, zk) in
+            [(vec![], vec![NodeId::ZK]), (vec![], ensemble(3)), (vec![], ensemble(5)), (vec![1, 2, 3], vec![])]
+        {
+            for n in 1..=9 {
+                let brokers: Vec<i32> = (1..=n).collect();
+                let l = Layout::tall(&brokers, &[1], &voters, &zk);
+                let mut boxes: Vec<(String, BoxShape)> = l.nodes.iter().map(|(id, b)| (id.to_string(), *b)).collect();
+                boxes.extend(l.zk_caption.map(|c| ("caption".to_string(), c)));
+                assert_eq!(l.nodes.iter().filter(|(id, _)| id.broker().is_some()).count(), n as usize);
+                for (i, (a, ba)) in boxes.iter().enumerate() {
+                    for (b, bb) in &boxes[i + 1..] {
+                        assert!(!ba.overlaps(bb, 6.0), "tall, {zk:?}/{voters:?}, {n} brokers: {a} and {b} overlap");
+                    }
+                }
+                let vb = l.view_box();
+                let wide =
+                    Layout::with_ensemble(&brokers, &[1], &voters, if zk.is_empty() { &[NodeId::ZK] } else { &zk })
+                        .view_box();
+                assert!(vb.w <= 460.0, "tall, {n} brokers: {vb:?} is not narrow");
+                if n >= 5 {
+                    assert!(vb.w < 0.7 * wide.w, "tall, {n} brokers: {} against {} wide", vb.w, wide.w);
+                }
+                let store: Vec<NodeId> =
+                    if voters.is_empty() { zk.clone() } else { voters.iter().map(|v| NodeId::Voter(*v)).collect() };
+                for b in &brokers {
+                    for s in &store {
+                        let (p, q) = l.link_segment(NodeId::Broker(*b), *s).unwrap();
+                        assert!(p.dist(q) > 30.0, "tall, {n} brokers: link b{b}-{s} is only {} long", p.dist(q));
+                    }
+                }
             }
         }
     }

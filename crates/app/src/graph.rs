@@ -86,6 +86,30 @@ fn category_class(c: Category) -> &'static str {
     }
 }
 
+/// Narrower than this (CSS pixels), the graph uses [`Layout::tall`]: a phone held upright.
+const NARROW_PX: f64 = 600.0;
+
+fn is_narrow() -> bool {
+    // Rendered at build time (bin/prerender.rs) there is no window: the wide layout.
+    cfg!(target_arch = "wasm32")
+        && web_sys::window().and_then(|w| w.inner_width().ok()).and_then(|v| v.as_f64()).is_some_and(|w| w < NARROW_PX)
+}
+
+/// Whether the window is narrow, followed as it is resized (re-renders only when it flips).
+#[hook]
+fn use_narrow() -> bool {
+    let narrow = use_state_eq(is_narrow);
+    {
+        let narrow = narrow.clone();
+        use_effect_with((), move |_| {
+            let listener = web_sys::window()
+                .map(|w| gloo::events::EventListener::new(&w, "resize", move |_| narrow.set(is_narrow())));
+            move || drop(listener)
+        });
+    }
+    *narrow
+}
+
 /// The SVG graph.
 #[function_component(Graph)]
 pub fn graph(props: &GraphProps) -> Html {
@@ -96,8 +120,14 @@ pub fn graph(props: &GraphProps) -> Html {
     let voters: Vec<u32> =
         view.nodes.iter().filter_map(|n| if let NodeId::Voter(v) = n.id { Some(v) } else { None }).collect();
     let servers: Vec<NodeId> = view.nodes.iter().map(|n| n.id).filter(|id| id.is_zk()).collect();
-    let layout = use_memo((brokers.clone(), clients.clone(), voters, servers), |(b, c, v, z)| {
-        Layout::with_ensemble(b, c, v, if z.is_empty() { &[NodeId::ZK] } else { z })
+    let narrow = use_narrow();
+    let layout = use_memo((brokers.clone(), clients.clone(), voters, servers, narrow), |(b, c, v, z, narrow)| {
+        let z: &[NodeId] = if z.is_empty() { &[NodeId::ZK] } else { z };
+        if *narrow {
+            Layout::tall(b, c, v, z)
+        } else {
+            Layout::with_ensemble(b, c, v, z)
+        }
     });
     // Each broker's current ZooKeeper server (an ensemble only): its other server links are
     // drawn faint (they exist, and can be cut, but carry nothing until the client moves).
