@@ -43,11 +43,11 @@ export async function run({ page, baseUrl, screenshot, assert, log }) {
   await screenshot('1-step-12');
 
   // The scripted cuts of b3 (at 9 s): markers on b3's lane; a click on one jumps to its step.
-  const cutSeen = () => page.$('[data-testid=lanes-marker][data-kind=Cut][data-node=b3]');
+  const cutSeen = () => page.$('[data-testid=lanes-marker][data-kind=cut][data-node=b3]');
   assert.ok(await pressUntil(page, 'ArrowRight', cutSeen), 'the cut of b3 appears in the lanes');
   for (let i = 0; i < 10; i++) await page.keyboard.press('ArrowRight');
   const here = await stepOf(page);
-  const marker = page.locator('[data-testid=lanes-marker][data-kind=Cut][data-node=b3]').first();
+  const marker = page.locator('[data-testid=lanes-marker][data-kind=cut][data-node=b3]').first();
   const markerStep = Number(await marker.getAttribute('data-step'));
   assert.ok(markerStep < here, `the marker (${markerStep}) is before the current step (${here})`);
   assert.match(await marker.getAttribute('aria-label'), /^b3: link cut \(with zk\d\) at step \d+/);
@@ -75,7 +75,7 @@ export async function run({ page, baseUrl, screenshot, assert, log }) {
   await dragAcross(page, 'zk1-b2', { at: 0.6, halfLength: 20 });
   await page.waitForSelector('[data-link="zk1-b2"][data-state=cut]', { state: 'attached' });
   const cutStep = await stepOf(page);
-  assert.ok(await page.$(`[data-testid=lanes-marker][data-kind=Cut][data-node=b2][data-step="${cutStep}"]`), 'the cut is a marker on b2 at its step');
+  assert.ok(await page.$(`[data-testid=lanes-marker][data-kind=cut][data-node=b2][data-step="${cutStep}"]`), 'the cut is a marker on b2 at its step');
   await page.locator('body').click({ position: { x: 5, y: 5 } }).catch(() => {});
   const dropSel = '[data-testid=lanes-arrow][data-fate=dropped]';
   const onLink = (d) => (d.from === 'b2' && d.to === 'zk1') || (d.from === 'zk1' && d.to === 'b2');
@@ -132,10 +132,10 @@ export async function run({ page, baseUrl, screenshot, assert, log }) {
   const other = await page.$$eval('[data-testid=compare-lanes] [data-testid=compare-lanes-lane]', (els) => els.map((e) => e.dataset.lane));
   assert.deepEqual(other, ['zk1', 'zk2', 'zk3', 'b1', 'b2', 'b3', 'c1']);
   await page.locator('body').click({ position: { x: 5, y: 5 } }).catch(() => {});
-  const cmpCut = () => page.$('[data-testid=compare-lanes-marker][data-kind=Cut][data-node=b3]');
+  const cmpCut = () => page.$('[data-testid=compare-lanes-marker][data-kind=cut][data-node=b3]');
   assert.ok(await pressUntil(page, 'ArrowRight', cmpCut), 'the fenced run shows the cut of b3 too');
   for (let i = 0; i < 8; i++) await page.keyboard.press('ArrowRight');
-  const cm = page.locator('[data-testid=compare-lanes-marker][data-kind=Cut][data-node=b3]').first();
+  const cm = page.locator('[data-testid=compare-lanes-marker][data-kind=cut][data-node=b3]').first();
   const cmStep = Number(await cm.getAttribute('data-step'));
   const before = await stepOf(page);
   await cm.click();

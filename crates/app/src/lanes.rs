@@ -205,7 +205,7 @@ pub fn lanes_view(p: &LanesViewProps) -> Html {
         html! {
             <g class={classes!("lane-marker", marker_class(m.kind))} transform={format!("translate({x:.1},{y:.1})")}
                 tabindex="0" role="button" aria-label={label.clone()} onclick={click} onkeydown={key}
-                data-testid={format!("{}-marker", p.id)} data-kind={format!("{:?}", m.kind)} data-node={m.node.to_string()} data-step={m.step.to_string()}>
+                data-testid={format!("{}-marker", p.id)} data-kind={m.kind.key()} data-node={m.node.to_string()} data-step={m.step.to_string()}>
                 <title>{label}</title>
                 <circle r="7" />
                 <text y="3.5">{marker_glyph(m.kind)}</text>
@@ -271,8 +271,12 @@ pub fn lanes_view(p: &LanesViewProps) -> Html {
                 </svg>
             </div>
             <p class="small dim lanes-foot">
-                {format!("Steps {}–{} of {} (the last {SPAN} up to the current one) · t = {} · click an arrow or a marker (or Tab to it, Enter) to go to its step. ",
-                    l.first_step, l.current_step, p.len, crate::app::fmt_time(l.now_ms))}
+                if l.current_step == 0 {
+                    {"Step 0: nothing has happened yet. "}
+                } else {
+                    {format!("Steps {}–{} of {} (the last {SPAN} up to the current one) · t = {} · click an arrow or a marker (or Tab to it, Enter) to go to its step. ",
+                        l.first_step, l.current_step, p.len, crate::app::fmt_time(l.now_ms))}
+                }
                 <button class="btn small-btn" onclick={on_export} data-testid={format!("{}-export", p.id)} title="These lanes as a standalone SVG file">{"lanes .svg"}</button>
                 <span role="status" data-testid={format!("{}-export-status", p.id)}>{(*status).clone()}</span>
             </p>

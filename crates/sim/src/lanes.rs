@@ -126,6 +126,22 @@ impl MarkerKind {
         }
     }
 
+    /// Its key, in snake case (`cut`, `crash`, `session_expired`, …).
+    pub fn key(self) -> &'static str {
+        match self {
+            MarkerKind::Cut => "cut",
+            MarkerKind::Heal => "heal",
+            MarkerKind::Isolate => "isolate",
+            MarkerKind::Rejoin => "rejoin",
+            MarkerKind::Crash => "crash",
+            MarkerKind::Restart => "restart",
+            MarkerKind::RestartConsumer => "restart_consumer",
+            MarkerKind::DeleteController => "delete_controller",
+            MarkerKind::SetLatency => "set_latency",
+            MarkerKind::SessionExpired => "session_expired",
+        }
+    }
+
     /// Short words for it.
     pub fn words(self) -> &'static str {
         match self {
@@ -401,6 +417,24 @@ mod tests {
         let z = Lanes::build(t.events(), t.world(), 40);
         assert_eq!(z.current_step, 0);
         assert!(z.markers.is_empty() && z.arrows.iter().all(|a| a.fate == Fate::InFlight));
+    }
+
+    #[test]
+    fn kraft_lanes_are_voters_brokers_consumer() {
+        let s = crate::scenario::builtin("seed-incident").expect("built-in");
+        let mode = crate::mode::Mode::parse("kraft").expect("kraft");
+        let mut t = Timeline::with_mode(s, None, mode).expect("builds");
+        t.seek(300);
+        let l = Lanes::build(t.events(), t.world(), 300);
+        assert!(l.lanes.iter().all(|x| x.kind != LaneKind::Zk), "{:?}", l.lanes);
+        assert!(l.lanes.iter().any(|x| x.kind == LaneKind::Voter));
+        assert_eq!(l.lanes.iter().filter(|x| x.kind == LaneKind::Broker).count(), 3);
+        // The scenario's cuts of b3 from ZooKeeper apply to its voter links: markers on b3.
+        assert!(l.markers.iter().any(|m| m.kind == MarkerKind::Cut && m.node == NodeId::Broker(3)));
+        // Every marker and arrow is on a lane.
+        assert!(l.markers.iter().all(|m| l.lane_of(m.node).is_some()));
+        assert!(l.arrows.iter().all(|a| l.lane_of(a.from).is_some() && l.lane_of(a.to).is_some()));
+        assert!(l.arrows.iter().any(|a| a.category == "quorum"), "voters talk to each other");
     }
 
     #[test]
