@@ -595,7 +595,7 @@ pub fn app(props: &AppProps) -> Html {
                     if let Some(other_mode) = model.compare_mode {
                         <crate::compare::CompareView main={view.clone()} main_mode={model.mode} other_mode={other_mode}
                             other={compare_other.clone()} watch_partition={watch.clone()} on_commands={on_commands.clone()} cut_mode={model.cut_mode} verdict={verdict}>
-                            if full { <crate::lanes::CompareLanes model={model.clone()} /> }
+                            if full { <crate::lanes::RunLanes model={model.clone()} compare=true /> }
                         </crate::compare::CompareView>
                     }
                     if full {

@@ -19,6 +19,11 @@ const STEP_W: f64 = 18.0;
 const LANE_H: f64 = 28.0;
 const TOP: f64 = 24.0;
 
+/// A coordinate as an attribute value, to one decimal.
+fn num(v: f64) -> AttrValue {
+    AttrValue::from(format!("{v:.1}"))
+}
+
 fn lane_y(i: usize) -> f64 {
     TOP + LANE_H * (i as f64 + 0.5)
 }
@@ -172,6 +177,9 @@ pub fn lanes_view(p: &LanesViewProps) -> Html {
     let width = LABEL_W + SPAN as f64 * STEP_W + 8.0;
     let height = TOP + LANE_H * l.lanes.len().max(1) as f64 + 6.0;
     let y_of = |n| l.lane_of(n).map(lane_y);
+    let tid = |what: &str| AttrValue::from(format!("{}-{what}", p.id));
+    let (lane_tid, marker_tid, arrow_tid, drop_tid) = (tid("lane"), tid("marker"), tid("arrow"), tid("drop"));
+    let head = AttrValue::from(format!("url(#{}-head)", p.id));
     let title_id = format!("{}-title", p.id);
     let desc_id = format!("{}-desc", p.id);
     let (dropped, in_flight) = (
@@ -189,9 +197,9 @@ pub fn lanes_view(p: &LanesViewProps) -> Html {
     let lane_row = |(i, lane): (usize, &Lane)| {
         let y = lane_y(i);
         html! {
-            <g class={classes!("lane", format!("lane-{}", kind_class(lane.kind)))} data-testid={format!("{}-lane", p.id)} data-lane={lane.node.to_string()}>
-                <line class="lane-line" x1={LABEL_W.to_string()} y1={y.to_string()} x2={(width - 4.0).to_string()} y2={y.to_string()} />
-                <text class="lane-label" x="4" y={(y + 4.0).to_string()}>
+            <g class={classes!("lane", format!("lane-{}", kind_class(lane.kind)))} data-testid={lane_tid.clone()} data-lane={lane.node.to_string()}>
+                <line class="lane-line" x1={num(LABEL_W)} y1={num(y)} x2={num(width - 4.0)} y2={num(y)} />
+                <text class="lane-label" x="4" y={num(y + 4.0)}>
                     <title>{format!("{} {}", kind_word(lane.kind), lane.node)}</title>
                     {lane.node.to_string()}
                 </text>
@@ -205,7 +213,7 @@ pub fn lanes_view(p: &LanesViewProps) -> Html {
         html! {
             <g class={classes!("lane-marker", marker_class(m.kind))} transform={format!("translate({x:.1},{y:.1})")}
                 tabindex="0" role="button" aria-label={label.clone()} onclick={click} onkeydown={key}
-                data-testid={format!("{}-marker", p.id)} data-kind={m.kind.key()} data-node={m.node.to_string()} data-step={m.step.to_string()}>
+                data-testid={marker_tid.clone()} data-kind={m.kind.key()} data-node={m.node.to_string()} data-step={m.step.to_string()}>
                 <title>{label}</title>
                 <circle r="7" />
                 <text y="3.5">{marker_glyph(m.kind)}</text>
@@ -224,19 +232,19 @@ pub fn lanes_view(p: &LanesViewProps) -> Html {
         };
         let (xe, ye) = (x2, y1 + (y2 - y1) * reach);
         let (click, key) = jump_handlers(&p.on_jump, arrow_step(a));
-        let label = arrow_label(a);
         let clipped = a.sent_step < l.first_step;
+        let (sx1, sy1, sx2, sy2) = (num(x1), num(y1), num(xe), num(ye));
         html! {
             <g class={classes!("lane-arrow", format!("m-{}", a.category), format!("f-{}", fate_word(a.fate)), clipped.then_some("clipped"))}
-                tabindex="0" role="button" aria-label={label.clone()} onclick={click} onkeydown={key}
-                data-testid={format!("{}-arrow", p.id)} data-id={a.id.to_string()} data-fate={fate_word(a.fate)}
+                tabindex="0" role="button" aria-label={arrow_label(a)} onclick={click} onkeydown={key}
+                data-testid={arrow_tid.clone()} data-id={a.id.to_string()} data-fate={fate_word(a.fate)}
                 data-from={a.from.to_string()} data-to={a.to.to_string()} data-sent-step={a.sent_step.to_string()} data-end-step={a.end_step.to_string()}>
-                <title>{label}</title>
-                <line class="hit" x1={format!("{x1:.1}")} y1={format!("{y1:.1}")} x2={format!("{xe:.1}")} y2={format!("{ye:.1}")} />
-                <line class="shaft" x1={format!("{x1:.1}")} y1={format!("{y1:.1}")} x2={format!("{xe:.1}")} y2={format!("{ye:.1}")}
-                    marker-end={(a.fate == Fate::Delivered).then(|| format!("url(#{}-head)", p.id))} />
+                <title>{arrow_label(a)}</title>
+                <line class="hit" x1={sx1.clone()} y1={sy1.clone()} x2={sx2.clone()} y2={sy2.clone()} />
+                <line class="shaft" x1={sx1} y1={sy1} x2={sx2.clone()} y2={sy2}
+                    marker-end={(a.fate == Fate::Delivered).then(|| head.clone())} />
                 if a.fate == Fate::Dropped {
-                    <text class="drop-x" x={format!("{xe:.1}")} y={format!("{:.1}", ye + 4.0)} data-testid={format!("{}-drop", p.id)}>{"✕"}</text>
+                    <text class="drop-x" x={sx2} y={num(ye + 4.0)} data-testid={drop_tid.clone()}>{"✕"}</text>
                 }
             </g>
         }
@@ -257,12 +265,12 @@ pub fn lanes_view(p: &LanesViewProps) -> Html {
                         </marker>
                     </defs>
                     if l.current_step > 0 {
-                        <rect class="lanes-now" x={format!("{:.1}", now_x - STEP_W / 2.0)} y={(TOP - 4.0).to_string()} width={STEP_W.to_string()}
-                            height={(height - TOP + 2.0).to_string()} data-testid={format!("{}-now", p.id)} data-step={l.current_step.to_string()} />
+                        <rect class="lanes-now" x={num(now_x - STEP_W / 2.0)} y={num(TOP - 4.0)} width={num(STEP_W)}
+                            height={num(height - TOP + 2.0)} data-testid={format!("{}-now", p.id)} data-step={l.current_step.to_string()} />
                     }
                     <g class="lanes-axis" aria-hidden="true">
                         { for ticks.map(|s| html!{
-                            <text x={format!("{:.1}", step_x(l, s))} y="14" class={classes!((s == l.current_step).then_some("now"))}>{s.to_string()}</text>
+                            <text x={num(step_x(l, s))} y="14" class={classes!((s == l.current_step).then_some("now"))}>{s.to_string()}</text>
                         }) }
                     </g>
                     { for l.lanes.iter().enumerate().map(lane_row) }
@@ -293,17 +301,42 @@ fn kind_class(k: LaneKind) -> &'static str {
     }
 }
 
-/// Properties of [`RunLanes`] and [`CompareLanes`].
+/// Properties of [`RunLanes`].
 #[derive(Properties, PartialEq)]
 pub struct RunLanesProps {
     /// The run.
     pub model: UseReducerHandle<Model>,
+    /// The side-by-side run's lanes instead of the main run's.
+    #[prop_or_default]
+    pub compare: bool,
 }
 
-/// The main run's lanes, in their card.
+/// The main run's lanes, in their card; or (`compare`) the side-by-side run's, at its step in
+/// lockstep with the main run, where a click jumps the main run to the time of what was clicked
+/// (and so the side-by-side run to that step).
 #[function_component(RunLanes)]
 pub fn run_lanes(p: &RunLanesProps) -> Html {
     let m = &p.model;
+    if p.compare {
+        let Some((mode, t, k)) = m.compare_step() else { return html! {} };
+        let Some(world) = t.world_at(k) else { return html! {} };
+        let lanes = Rc::new(Lanes::build(t.events(), &world, SPAN));
+        let on_jump = {
+            let d = m.dispatcher();
+            let tl = m.tl.clone();
+            Callback::from(move |(_, ms): (u64, u64)| {
+                let step = tl.borrow().step_at_time(ms);
+                d.dispatch(Action::Seek(step))
+            })
+        };
+        let file_name = format!("{}-{}-lanes-step-{k}.svg", crate::export::stem(m), mode.name());
+        return html! {
+            <div class="compare-lanes">
+                <h3 class="small">{format!("Swim lanes: {}", mode.name())}</h3>
+                <LanesView lanes={lanes} mode={mode} len={t.len()} on_jump={on_jump} id="compare-lanes" file_name={file_name} />
+            </div>
+        };
+    }
     let (lanes, len, cursor) = {
         let t = m.tl.borrow();
         (Rc::new(Lanes::build(t.events(), t.world(), SPAN)), t.len(), t.cursor())
@@ -320,30 +353,5 @@ pub fn run_lanes(p: &RunLanesProps) -> Html {
             <div class="panel-head"><h2>{"Swim lanes"}</h2><span class="dim small">{"one lane per node · arrows are messages · ✕ dropped · markers are faults"}</span></div>
             <LanesView lanes={lanes} mode={m.mode} len={len} on_jump={on_jump} id="lanes" file_name={file_name} />
         </section>
-    }
-}
-
-/// The side-by-side run's lanes, at its step in lockstep with the main run. A click jumps the
-/// main run to the time of what was clicked (and so the side-by-side run to that step).
-#[function_component(CompareLanes)]
-pub fn compare_lanes(p: &RunLanesProps) -> Html {
-    let m = &p.model;
-    let Some((mode, t, k)) = m.compare_step() else { return html! {} };
-    let Some(world) = t.world_at(k) else { return html! {} };
-    let lanes = Rc::new(Lanes::build(t.events(), &world, SPAN));
-    let on_jump = {
-        let d = m.dispatcher();
-        let tl = m.tl.clone();
-        Callback::from(move |(_, ms): (u64, u64)| {
-            let step = tl.borrow().step_at_time(ms);
-            d.dispatch(Action::Seek(step))
-        })
-    };
-    let file_name = format!("{}-{}-lanes-step-{k}.svg", crate::export::stem(m), mode.name());
-    html! {
-        <div class="compare-lanes">
-            <h3 class="small">{format!("Swim lanes: {}", mode.name())}</h3>
-            <LanesView lanes={lanes} mode={mode} len={t.len()} on_jump={on_jump} id="compare-lanes" file_name={file_name} />
-        </div>
     }
 }

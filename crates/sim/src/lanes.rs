@@ -179,7 +179,8 @@ pub struct Marker {
 pub struct Lanes {
     /// ZooKeeper servers (or voters), then brokers, then consumers, each by id.
     pub lanes: Vec<Lane>,
-    /// The messages that end in the window or are in flight, by end step then id.
+    /// The messages that end in the window, by end step (a step ends at most one), then those in
+    /// flight, in delivery order.
     pub arrows: Vec<Arrow>,
     /// The markers in the window, by step.
     pub markers: Vec<Marker>,
@@ -292,7 +293,6 @@ impl Lanes {
                 fate: Fate::InFlight,
             });
         }
-        arrows.sort_by_key(|a| (a.end_step, a.id));
         Lanes { lanes, arrows, markers, first_step: first, current_step: current, now_ms: world.now() }
     }
 
