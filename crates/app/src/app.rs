@@ -512,6 +512,7 @@ pub fn app(props: &AppProps) -> Html {
                             <crate::share::ShareBar model={model.clone()} />
                             <ExportBar model={model.clone()} root={root.clone()} />
                         </div>
+                        <crate::lanes::RunLanes model={model.clone()} />
                     }
                     if shows(Panel::Story) {
                         <section class={classes!("card", "story", caption.as_ref().map(|c| c.step == cursor).unwrap_or(false).then_some("now"))} aria-live="polite" data-testid="story">
@@ -548,7 +549,9 @@ pub fn app(props: &AppProps) -> Html {
                 <div class="side">
                     if let Some(other_mode) = model.compare_mode {
                         <crate::compare::CompareView main={view.clone()} main_mode={model.mode} other_mode={other_mode}
-                            other={compare_other.clone()} watch_partition={watch.clone()} on_commands={on_commands.clone()} cut_mode={model.cut_mode} verdict={verdict} />
+                            other={compare_other.clone()} watch_partition={watch.clone()} on_commands={on_commands.clone()} cut_mode={model.cut_mode} verdict={verdict}>
+                            if full { <crate::lanes::RunLanes model={model.clone()} compare=true /> }
+                        </crate::compare::CompareView>
                     }
                     if full {
                         <ExplorerPanel mode={model.mode} base={explore_base(&model.tl.borrow(), view.seed)} on_load={dispatch.clone()} on_no_return={on_no_return} />

@@ -32,6 +32,9 @@ pub struct CompareProps {
     /// Why the runs disagree about the group's partition, as the core judged it from their marks.
     #[prop_or_default]
     pub verdict: Option<Verdict>,
+    /// Drawn under the picture (the side-by-side run's swim lanes).
+    #[prop_or_default]
+    pub children: Html,
 }
 
 fn leader_words(v: &View, watch: &Option<String>) -> (String, bool) {
@@ -84,6 +87,7 @@ pub fn compare_view(p: &CompareProps) -> Html {
             }
             <p class="small dim">{controller_words(&view)}{". Same scenario, seed and faults, at the same virtual time; cuts made here apply to both."}</p>
             <Graph view={view} cut_mode={p.cut_mode} watch_partition={p.watch_partition.clone()} on_commands={p.on_commands.clone()} />
+            {p.children.clone()}
         </section>
     }
 }

@@ -52,6 +52,29 @@ pub fn stem(m: &Model) -> String {
 /// file looks like the picture without the page.
 pub fn graph_svg(root: &Element) -> Result<String, String> {
     let svg = root.query_selector("svg.graph").ok().flatten().ok_or("the graph is not on the page")?;
+    let css = page_css();
+    let inner = svg.inner_html();
+    let view_box = svg.get_attribute("viewBox").unwrap_or_default();
+    let class = svg.get_attribute("class").unwrap_or_default();
+    Ok(format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"{view_box}\" class=\"{class}\" width=\"960\" height=\"720\">\n<style><![CDATA[\n{css}]]></style>\n<rect x=\"-10000\" y=\"-10000\" width=\"20000\" height=\"20000\" fill=\"#ffffff\"/>\n{inner}\n</svg>\n"
+    ))
+}
+
+/// Any SVG element of the page (the swim lanes) as a standalone SVG document at its own size,
+/// with the page's style rules copied inside.
+pub fn svg_document(svg: &Element) -> Result<String, String> {
+    let css = page_css();
+    let inner = svg.inner_html();
+    let attr = |a: &str| svg.get_attribute(a).unwrap_or_default().replace(['"', '<', '&'], "");
+    let (view_box, class, w, h) = (attr("viewBox"), attr("class"), attr("width"), attr("height"));
+    Ok(format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"{view_box}\" class=\"{class}\" width=\"{w}\" height=\"{h}\">\n<style><![CDATA[\n{css}]]></style>\n<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n{inner}\n</svg>\n"
+    ))
+}
+
+/// The page's style rules (same-origin sheets), made safe for a CDATA section.
+fn page_css() -> String {
     let mut css = String::new();
     if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
         let sheets = doc.style_sheets();
@@ -69,13 +92,7 @@ pub fn graph_svg(root: &Element) -> Result<String, String> {
             }
         }
     }
-    let inner = svg.inner_html();
-    let view_box = svg.get_attribute("viewBox").unwrap_or_default();
-    let class = svg.get_attribute("class").unwrap_or_default();
-    let css = css.replace("]]>", "]]]]><![CDATA[>");
-    Ok(format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"{view_box}\" class=\"{class}\" width=\"960\" height=\"720\">\n<style><![CDATA[\n{css}]]></style>\n<rect x=\"-10000\" y=\"-10000\" width=\"20000\" height=\"20000\" fill=\"#ffffff\"/>\n{inner}\n</svg>\n"
-    ))
+    css.replace("]]>", "]]]]><![CDATA[>")
 }
 
 /// Properties of [`ExportBar`].

@@ -15,6 +15,7 @@ pub mod export;
 pub mod faults;
 pub mod geometry;
 pub mod graph;
+pub mod lanes;
 pub mod model;
 pub mod panels;
 pub mod share;

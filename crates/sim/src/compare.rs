@@ -137,6 +137,7 @@ mod tests {
             alerts_raised: Vec::new(),
             alerts_cleared: Vec::new(),
             marks,
+            delivery: None,
         }
     }
 

@@ -74,4 +74,37 @@ pub struct Event {
     /// The structured facts of this step, in the order they happened ([`crate::mark`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub marks: Vec<crate::mark::Mark>,
+    /// For a step that delivered, dropped or held a message: which message and when it was sent
+    /// (what the swim lanes draw, [`crate::lanes`]). Not part of the trace: `run --json` and the
+    /// exports are unchanged, and a parsed trace has `None` here.
+    #[serde(skip)]
+    pub delivery: Option<Delivery>,
+}
+
+/// What became of a message at the step that took it off the queue.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Outcome {
+    /// Handed to its receiver.
+    Delivered,
+    /// Dropped: a cut link, or a receiver that is down or restarted since the send.
+    Dropped,
+    /// Held on a cut link between two ZooKeeper servers (a stalled TCP connection); it goes on
+    /// when the link heals, and a later step delivers (or drops) it.
+    Held,
+}
+
+/// The message a step took off the queue: its identity and send time, beside the event's `from`
+/// (sender), `node` (receiver) and `message` (category).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Delivery {
+    /// The message's id (unique in a run).
+    pub id: u64,
+    /// The step that sent it, from 1 (what the world sends while it is built counts as step 1's).
+    pub sent_step: u64,
+    /// Its send time, ms.
+    pub sent_ms: u64,
+    /// Its category ([`crate::message::Payload::category`]).
+    pub category: crate::message::Category,
+    /// What became of it.
+    pub outcome: Outcome,
 }

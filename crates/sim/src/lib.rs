@@ -29,6 +29,7 @@ pub mod explore;
 pub mod export;
 pub mod ids;
 pub mod kraft;
+pub mod lanes;
 pub mod limits;
 pub mod mark;
 pub mod message;

@@ -350,6 +350,9 @@ pub struct Message {
     pub to: NodeId,
     /// Send time.
     pub sent_ms: u64,
+    /// The step that sent it, from 1 (what the world sends while it is built counts as step 1's):
+    /// a label, for the swim lanes.
+    pub sent_step: u64,
     /// Arrival time.
     pub deliver_ms: u64,
     /// The link direction's cut generation at send time: a cut in between drops the message.

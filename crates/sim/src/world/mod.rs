@@ -18,7 +18,7 @@ use crate::broker::Broker;
 use crate::command::{Command, CommandError};
 use crate::consumer::Consumer;
 use crate::effects::{Effect, Outbox, Timer};
-use crate::event::{Event, EventKind};
+use crate::event::{Delivery, Event, EventKind, Outcome};
 use crate::ids::{BrokerId, NodeId, TopicPartition};
 use crate::kraft::{self, Kraft};
 use crate::limits::Limits;
@@ -386,6 +386,8 @@ impl World {
             from,
             to,
             sent_ms: self.now,
+            // The step being processed (`finish_step` counts it after the effects are routed).
+            sent_step: self.step + 1,
             deliver_ms: self.now + latency,
             link_gen,
             incarnation: self.incarnation(to),
@@ -519,6 +521,7 @@ impl World {
                 format!("{} → {}: {} (held: link cut)", m.from, m.to, m.payload.label())
             });
             log.from = Some(m.from);
+            log.delivery = Some(delivery(&m, Outcome::Held));
             self.stalled.push(m);
             return log;
         }
@@ -528,6 +531,7 @@ impl World {
             });
             log.from = Some(m.from);
             log.message = Some(m.payload.category().name());
+            log.delivery = Some(delivery(&m, Outcome::Dropped));
             self.on_dropped(&m, &mut log);
             self.last_dropped.push(m);
             return log;
@@ -540,6 +544,7 @@ impl World {
             StepLog::new(render, m.to, EventKind::Info, || format!("{} ← {}: {}", m.to, m.from, m.payload.label()));
         log.from = Some(m.from);
         log.message = Some(m.payload.category().name());
+        log.delivery = Some(delivery(&m, Outcome::Delivered));
         match m.to {
             NodeId::Voter(v) => {
                 log.kind = EventKind::ZkRequest;
@@ -1013,4 +1018,9 @@ impl ClientLinks for ZkLinks<'_> {
             _ => false,
         }
     }
+}
+
+/// The typed record of what a step did with `m` (for the swim lanes; nothing is allocated).
+fn delivery(m: &Message, outcome: Outcome) -> Delivery {
+    Delivery { id: m.id, sent_step: m.sent_step, sent_ms: m.sent_ms, category: m.payload.category(), outcome }
 }

@@ -79,7 +79,7 @@ impl Hasher for Fnv {
 
 /// A message as far as its future goes: not its id nor its send time (labels).
 fn hash_message(m: &Message, h: &mut Fnv) {
-    let Message { id: _, from, to, sent_ms: _, deliver_ms, link_gen, incarnation, payload } = m;
+    let Message { id: _, from, to, sent_ms: _, sent_step: _, deliver_ms, link_gen, incarnation, payload } = m;
     (from, to, deliver_ms, link_gen, incarnation, payload).hash(h);
 }
 

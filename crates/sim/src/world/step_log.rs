@@ -1,6 +1,6 @@
 //! One step's log: the lines, marks and the main line a step writes, picked into its [`Event`].
 use crate::effects::Line;
-use crate::event::{Event, EventKind};
+use crate::event::{Delivery, Event, EventKind};
 use crate::ids::NodeId;
 use crate::mark::Mark;
 use alloc::string::String;
@@ -17,6 +17,8 @@ pub(crate) struct StepLog {
     pub(crate) line: String,
     pub(crate) lines: Vec<(EventKind, String)>,
     pub(crate) marks: Vec<Mark>,
+    /// The message this step delivered, dropped or held.
+    pub(crate) delivery: Option<Delivery>,
 }
 
 fn priority(k: EventKind) -> u8 {
@@ -39,7 +41,17 @@ fn priority(k: EventKind) -> u8 {
 impl StepLog {
     pub(crate) fn new(render: bool, node: NodeId, kind: EventKind, line: impl Line) -> Self {
         let line = if render { line.text() } else { String::new() };
-        StepLog { render, node, from: None, message: None, kind, line, lines: Vec::new(), marks: Vec::new() }
+        StepLog {
+            render,
+            node,
+            from: None,
+            message: None,
+            kind,
+            line,
+            lines: Vec::new(),
+            marks: Vec::new(),
+            delivery: None,
+        }
     }
 
     /// Replaces the step's main line.
@@ -88,6 +100,7 @@ impl StepLog {
             alerts_raised: Vec::new(),
             alerts_cleared: Vec::new(),
             marks: self.marks,
+            delivery: self.delivery,
         }
     }
 }
