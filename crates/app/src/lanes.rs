@@ -81,34 +81,18 @@ fn kind_word(k: LaneKind) -> &'static str {
 }
 
 fn arrow_label(a: &Arrow) -> String {
-    match a.fate {
-        Fate::Delivered => format!(
-            "{} message {} → {}, sent at step {}, delivered at step {}. Go to step {}.",
-            a.category.name(),
-            a.from,
-            a.to,
-            a.sent_step,
-            a.end_step,
-            a.end_step
-        ),
-        Fate::Dropped => format!(
-            "{} message {} → {}, sent at step {}, dropped at step {}. Go to step {}.",
-            a.category.name(),
-            a.from,
-            a.to,
-            a.sent_step,
-            a.end_step,
-            a.end_step
-        ),
-        Fate::InFlight => format!(
-            "{} message {} → {}, sent at step {}, still in flight. Go to step {}.",
-            a.category.name(),
-            a.from,
-            a.to,
-            a.sent_step,
-            a.sent_step
-        ),
-    }
+    let (fate, go) = match a.fate {
+        Fate::Delivered => (format!("delivered at step {}", a.end_step), a.end_step),
+        Fate::Dropped => (format!("dropped at step {}", a.end_step), a.end_step),
+        Fate::InFlight => ("still in flight".to_string(), a.sent_step),
+    };
+    format!(
+        "{} message {} → {}, sent at step {}, {fate}. Go to step {go}.",
+        a.category.name(),
+        a.from,
+        a.to,
+        a.sent_step
+    )
 }
 
 /// Where a click on an arrow goes: its end (delivery or drop), or its send while in flight.
