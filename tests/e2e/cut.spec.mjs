@@ -1,6 +1,7 @@
 // Drag the real mouse across the link from broker 1 to its ZooKeeper server (zk2 in seed-incident's
 // ensemble): it is drawn cut and the core has it cut; dragging across it again heals it; Undo
-// restores the cut; a server–server link (zk2–zk3) is cut the same way.
+// restores the cut; a server–server link (zk2–zk3) is cut the same way. A drag's pointer moves
+// redraw only the stroke, not the graph.
 import { openApp, dragAcross, linkState, stepInfo } from './helpers.mjs';
 
 export async function run({ page, baseUrl, screenshot, assert, consoleErrors, pageErrors, log }) {
@@ -8,8 +9,16 @@ export async function run({ page, baseUrl, screenshot, assert, consoleErrors, pa
   assert.equal(await linkState(page, 'zk2-b1'), 'up');
   await screenshot('1-loaded');
 
+  // The stroke is its own component: the 12 pointer moves of the drag redraw it, not the graph.
+  const before = await page.evaluate(() => window.splitbrain.renders());
   await dragAcross(page, 'zk2-b1', { halfLength: 14 });
   await page.waitForSelector('[data-link="zk2-b1"][data-state=cut]', { state: 'attached', timeout: 5000 });
+  const after = await page.evaluate(() => window.splitbrain.renders());
+  const graphRenders = after.graph - before.graph;
+  const strokeRenders = after.stroke - before.stroke;
+  log(`    one drag (12 moves): the stroke rendered ${strokeRenders} times, the graph ${graphRenders}`);
+  assert.ok(strokeRenders >= 6, `the stroke follows the pointer (${strokeRenders} renders)`);
+  assert.ok(graphRenders <= 3, `the graph renders for the cut, not for each move (${graphRenders} renders)`);
   assert.ok(await page.isVisible('[data-link="zk2-b1"] .cut-mark'), 'the cut is marked on the link');
   // Only the crossed link was cut.
   assert.equal(await page.locator('svg.graph [data-state=cut]').count(), 1, 'exactly one link cut');

@@ -1,5 +1,6 @@
 //! The panic banner and a small read-only hook on `window.splitbrain` for tests and curious
-//! users: `view()` (the current View as a JS object), `step()`, `steps()`, `lastRenderMs()`.
+//! users: `view()` (the current View as a JS object), `step()`, `steps()`, `lastRenderMs()`,
+//! `renders()` (how often the graph and the drag stroke rendered).
 //! It never changes the run: tests drive the real UI for the gestures they check.
 use splitbrain_sim::Timeline;
 use std::cell::{Cell, RefCell};
@@ -12,6 +13,18 @@ thread_local! {
     static DISPATCHED_AT: Cell<f64> = const { Cell::new(-1.0) };
     static LAST_RENDER_MS: Cell<f64> = const { Cell::new(-1.0) };
     static INSTALLED: Cell<bool> = const { Cell::new(false) };
+    static RENDERS: RefCell<Vec<(&'static str, u64)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Counts a render of the named component (`window.splitbrain.renders()` reads the counts).
+pub fn count_render(name: &'static str) {
+    RENDERS.with(|r| {
+        let mut r = r.borrow_mut();
+        match r.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, c)) => *c += 1,
+            None => r.push((name, 1)),
+        }
+    });
 }
 
 fn now() -> f64 {
@@ -97,6 +110,19 @@ pub fn install_window_hook() {
     set(
         "lastRenderMs",
         Closure::<dyn Fn() -> JsValue>::new(|| JsValue::from(LAST_RENDER_MS.with(|c| c.get()))).into_js_value(),
+    );
+    set(
+        "renders",
+        Closure::<dyn Fn() -> JsValue>::new(|| {
+            let o = js_sys::Object::new();
+            RENDERS.with(|r| {
+                for (n, c) in r.borrow().iter() {
+                    let _ = js_sys::Reflect::set(&o, &JsValue::from_str(n), &JsValue::from(*c as f64));
+                }
+            });
+            o.into()
+        })
+        .into_js_value(),
     );
     let _ = js_sys::Reflect::set(&window, &JsValue::from_str("splitbrain"), &obj);
 }

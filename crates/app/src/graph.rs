@@ -3,6 +3,7 @@
 //! heals) every link a drag crosses.
 use crate::geometry::{client_to_user, crossed_links, f1, nearest_link, Layout, Pt};
 use crate::model::CutMode;
+use crate::stroke::{Stroke, StrokeBus};
 use crate::text::{fmt_time, link_words};
 use splitbrain_sim::consumer::ConsumerStatus;
 use splitbrain_sim::message::Category;
@@ -137,8 +138,8 @@ pub fn graph(props: &GraphProps) -> Html {
         let (broker, server) = if a.is_zk() { (b, a) } else { (a, b) };
         server.is_zk() && broker.broker().is_some() && current.iter().any(|(n, z)| *n == broker && *z != server)
     };
-    let stroke = use_mut_ref(|| None::<Vec<Pt>>);
-    let redraw = use_state(|| 0u32);
+    let stroke = use_memo((), |_| StrokeBus::default());
+    crate::debug::count_render("graph");
     let svg_ref = use_node_ref();
 
     let segs: Rc<Vec<(LinkView, (Pt, Pt))>> =
@@ -164,11 +165,9 @@ pub fn graph(props: &GraphProps) -> Html {
         }
     };
 
-    // The stroke's points live in a RefCell (pointer events can arrive faster than renders);
-    // `redraw` only asks for the polyline to be drawn again.
+    // The stroke is its own component ([`Stroke`]): feeding it points redraws only the polyline.
     let onpointerdown = {
         let stroke = stroke.clone();
-        let redraw = redraw.clone();
         let to_user = to_user.clone();
         let svg_ref = svg_ref.clone();
         Callback::from(move |e: PointerEvent| {
@@ -179,36 +178,22 @@ pub fn graph(props: &GraphProps) -> Html {
             if let Some(t) = svg_ref.cast::<Element>() {
                 let _ = t.set_pointer_capture(e.pointer_id());
             }
-            *stroke.borrow_mut() = Some(vec![to_user(&e)]);
-            redraw.set(*redraw + 1);
+            stroke.begin(to_user(&e));
         })
     };
     let onpointermove = {
         let stroke = stroke.clone();
-        let redraw = redraw.clone();
         let to_user = to_user.clone();
-        Callback::from(move |e: PointerEvent| {
-            let p = to_user(&e);
-            let mut s = stroke.borrow_mut();
-            let Some(v) = s.as_mut() else { return };
-            if v.last().map(|l| l.dist(p) >= 1.5).unwrap_or(true) {
-                v.push(p);
-                drop(s);
-                redraw.set(redraw.wrapping_add(1));
-            }
-        })
+        Callback::from(move |e: PointerEvent| stroke.extend(to_user(&e)))
     };
     let finish = {
         let stroke = stroke.clone();
-        let redraw = redraw.clone();
         let segs = segs.clone();
         let on_commands = props.on_commands.clone();
         let mode = props.cut_mode;
         let to_user = to_user.clone();
         move |e: PointerEvent, cancelled: bool| {
-            let Some(mut pts) = stroke.borrow_mut().take() else { return };
-            pts.push(to_user(&e));
-            redraw.set(redraw.wrapping_add(1));
+            let Some(pts) = stroke.finish(to_user(&e)) else { return };
             if cancelled {
                 return;
             }
@@ -346,14 +331,6 @@ pub fn graph(props: &GraphProps) -> Html {
         }
     });
 
-    let stroke_pts = stroke.borrow().clone().unwrap_or_default();
-    let stroke_html = if stroke_pts.len() > 1 {
-        let pts: String = stroke_pts.iter().map(|p| format!("{},{}", f1(p.x), f1(p.y))).collect::<Vec<_>>().join(" ");
-        html! { <polyline class="stroke" points={pts} /> }
-    } else {
-        html! {}
-    };
-
     let many = brokers.len() >= 6;
     html! {
         <svg ref={svg_ref} class={classes!("graph", many.then_some("many"))} data-testid="graph" viewBox={format!("{} {} {} {}", f1(vb.x), f1(vb.y), f1(vb.w), f1(vb.h))}
@@ -363,7 +340,7 @@ pub fn graph(props: &GraphProps) -> Html {
             <g class="links">{ for link_html }</g>
             <g class="nodes">{ for node_html }{caption}</g>
             <g class="messages" aria-hidden="true">{ for msg_html }</g>
-            {stroke_html}
+            <Stroke bus={stroke.clone()} />
         </svg>
     }
 }

@@ -19,6 +19,7 @@ pub mod lanes;
 pub mod model;
 pub mod panels;
 pub mod share;
+pub mod stroke;
 pub mod text;
 pub mod tools_panel;
 
