@@ -6,22 +6,14 @@
 #![warn(missing_docs)]
 
 pub mod app;
-pub mod compare;
+pub mod components;
 pub mod debug;
 pub mod embed;
 pub mod explore_job;
-pub mod explorer;
-pub mod export;
-pub mod faults;
 pub mod geometry;
-pub mod graph;
-pub mod lanes;
+pub mod hooks;
 pub mod model;
-pub mod panels;
-pub mod share;
-pub mod stroke;
 pub mod text;
-pub mod tools_panel;
 
 pub use app::App;
 

@@ -164,8 +164,8 @@ pub fn lanes_view(p: &LanesViewProps) -> Html {
             let res = svg_ref
                 .cast::<Element>()
                 .ok_or_else(|| "the lanes are not on the page".to_string())
-                .and_then(|svg| crate::export::svg_document(&svg))
-                .and_then(|text| crate::export::download(&name, "image/svg+xml", &text));
+                .and_then(|svg| crate::components::export::svg_document(&svg))
+                .and_then(|text| crate::components::export::download(&name, "image/svg+xml", &text));
             status.set(match res {
                 Ok(()) => format!("Saved {name}."),
                 Err(e) => format!("Export failed: {e}."),
@@ -327,7 +327,7 @@ pub fn run_lanes(p: &RunLanesProps) -> Html {
                 d.dispatch(Action::Seek(step))
             })
         };
-        let file_name = format!("{}-{}-lanes-step-{k}.svg", crate::export::stem(m), mode.name());
+        let file_name = format!("{}-{}-lanes-step-{k}.svg", crate::components::export::stem(m), mode.name());
         return html! {
             <div class="compare-lanes">
                 <h3 class="small">{format!("Swim lanes: {}", mode.name())}</h3>
@@ -345,7 +345,7 @@ pub fn run_lanes(p: &RunLanesProps) -> Html {
             d.dispatch(Action::Seek(usize::try_from(step).unwrap_or(usize::MAX)))
         })
     };
-    let file_name = format!("{}-lanes-step-{cursor}.svg", crate::export::stem(m));
+    let file_name = format!("{}-lanes-step-{cursor}.svg", crate::components::export::stem(m));
     html! {
         <section class="card lanes-card" aria-label="Swim lanes">
             <div class="panel-head"><h2>{"Swim lanes"}</h2><span class="dim small">{"one lane per node · arrows are messages · ✕ dropped · markers are faults"}</span></div>

@@ -2,7 +2,7 @@
 //! faults (at the times they were made) run under a second mode, and the picture shows that run
 //! at its last step at or before the main run's time, so the divergence — leader -1 in one, a
 //! led partition in the other — is seen at the same moment.
-use crate::graph::Graph;
+use crate::components::graph::Graph;
 use crate::model::CutMode;
 use crate::text::{controller_words, fmt_time, mode_words};
 use splitbrain_sim::compare::Verdict;

@@ -1,9 +1,9 @@
 //! The picture: brokers on a ring around ZooKeeper, the consumer on the right, a link for every
 //! pair that can talk, messages moving along their links, and a stroke overlay that cuts (or
 //! heals) every link a drag crosses.
+use crate::components::stroke::{Stroke, StrokeBus};
 use crate::geometry::{client_to_user, crossed_links, f1, nearest_link, Layout, Pt};
 use crate::model::CutMode;
-use crate::stroke::{Stroke, StrokeBus};
 use crate::text::{fmt_time, link_words};
 use splitbrain_sim::consumer::ConsumerStatus;
 use splitbrain_sim::message::Category;
@@ -87,30 +87,6 @@ fn category_class(c: Category) -> &'static str {
     }
 }
 
-/// Narrower than this (CSS pixels), the graph uses [`Layout::tall`]: a phone held upright.
-const NARROW_PX: f64 = 600.0;
-
-fn is_narrow() -> bool {
-    // Rendered at build time (bin/prerender.rs) there is no window: the wide layout.
-    cfg!(target_arch = "wasm32")
-        && web_sys::window().and_then(|w| w.inner_width().ok()).and_then(|v| v.as_f64()).is_some_and(|w| w < NARROW_PX)
-}
-
-/// Whether the window is narrow, followed as it is resized (re-renders only when it flips).
-#[hook]
-fn use_narrow() -> bool {
-    let narrow = use_state_eq(is_narrow);
-    {
-        let narrow = narrow.clone();
-        use_effect_with((), move |_| {
-            let listener = web_sys::window()
-                .map(|w| gloo::events::EventListener::new(&w, "resize", move |_| narrow.set(is_narrow())));
-            move || drop(listener)
-        });
-    }
-    *narrow
-}
-
 /// The SVG graph.
 #[function_component(Graph)]
 pub fn graph(props: &GraphProps) -> Html {
@@ -121,7 +97,7 @@ pub fn graph(props: &GraphProps) -> Html {
     let voters: Vec<u32> =
         view.nodes.iter().filter_map(|n| if let NodeId::Voter(v) = n.id { Some(v) } else { None }).collect();
     let servers: Vec<NodeId> = view.nodes.iter().map(|n| n.id).filter(|id| id.is_zk()).collect();
-    let narrow = use_narrow();
+    let narrow = crate::hooks::narrow::use_narrow();
     let layout = use_memo((brokers.clone(), clients.clone(), voters, servers, narrow), |(b, c, v, z, narrow)| {
         let z: &[NodeId] = if z.is_empty() { &[NodeId::ZK] } else { z };
         if *narrow {

@@ -1,0 +1,3 @@
+//! The page's own hooks.
+pub mod location;
+pub mod narrow;
