@@ -99,8 +99,7 @@ impl Facts {
                             self.deposed.push(d);
                         }
                     } else if self.unfit.len() < 4 && *leader >= 0 && !self.unfit.iter().any(|x| x.2 == *leader) {
-                        let active = w.brokers().find(|b| b.alive && b.is_active() && b.id != *from).map(|b| b.id);
-                        self.unfit.push((e.time_ms, *from, *leader, active));
+                        self.unfit.push((e.time_ms, *from, *leader, active(w)));
                     }
                 }
                 Mark::IsrReplicaRemoved { leader, isr, .. } if *leader < 0 => {
@@ -166,13 +165,14 @@ pub(crate) fn landed(
     leader: BrokerId,
     isr: &[BrokerId],
 ) -> Option<(u64, BrokerId, BrokerId)> {
-    let fooled = w.brokers().any(|b| {
-        b.alive
-            && b.is_active()
-            && b.id != from
-            && b.id != leader
-            && b.controller.ctx.loaded
-            && b.controller.ctx.leadership.get(partition).is_some_and(|c| c.state.leader != leader)
+    let fooled = active(w).is_some_and(|c| {
+        c != from
+            && c != leader
+            && w.brokers().any(|b| {
+                b.id == c
+                    && b.controller.ctx.loaded
+                    && b.controller.ctx.leadership.get(partition).is_some_and(|p| p.state.leader != leader)
+            })
     });
     let registered: Vec<BrokerId> = w
         .zk()
@@ -180,4 +180,12 @@ pub(crate) fn landed(
         .unwrap_or_default();
     let kept = isr.iter().any(|m| *m != leader && registered.contains(m));
     (leader >= 0 && kept && fooled).then_some((t, from, leader))
+}
+
+/// The active controller: the live broker that `/controller` names and that acts as controller.
+/// Not every broker that believes it is active: one cut from ZooKeeper keeps `isActive` until it
+/// hears of its session's expiry, yet never acts again while the cut holds.
+pub(crate) fn active(w: &World) -> Option<BrokerId> {
+    let c = w.zk_controller()?;
+    w.brokers().any(|b| b.id == c && b.alive && b.is_active()).then_some(c)
 }

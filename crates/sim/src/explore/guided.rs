@@ -169,7 +169,7 @@ fn mutate(schedule: &[ScriptEntry], facts: &Facts, rng: &mut Rng, p: &Palette) -
                         away_at(&s, t).into_iter().filter(|(b, _)| *b != from).map(|(_, c)| c).collect();
                     (!down.is_empty()).then(|| down[rng.up_to(down.len() as u64 - 1) as usize].clone())
                 }
-                Some(c) if c == leader => {
+                Some(c) if c == leader || c == from => {
                     let node = NodeId::Broker(c);
                     Some(match rng.up_to(1) {
                         0 => Command::Cut { a: node, b: NodeId::ZK, dir: Direction::Both },
