@@ -74,6 +74,7 @@ impl World {
             alert_memo: alerts::Incremental::default(),
             touched: alerts::Touched::default(),
             isr_seen: BTreeMap::new(),
+            relay_seen: BTreeMap::new(),
             last_dropped: Vec::new(),
             last_delivered: None,
             last_node: None,

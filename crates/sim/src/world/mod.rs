@@ -75,6 +75,8 @@ pub struct World {
     touched: alerts::Touched,
     /// What each broker's state last meant to the ISR checks (see [`IsrSeen`]).
     isr_seen: BTreeMap<BrokerId, IsrSeen>,
+    /// What each broker last showed the ZooKeeper relay (see [`RelayKey`]).
+    relay_seen: BTreeMap<BrokerId, RelayKey>,
     /// Messages dropped in the last step (for drawing).
     pub(crate) last_dropped: Vec<Message>,
     /// The message delivered in the last step (for drawing).
@@ -799,7 +801,21 @@ impl World {
         }
         // The relay reads the servers, the links and the brokers' sessions; when none of them moved
         // since the last sync (which left every leader's relay as it found it), it has nothing to do.
-        if self.touched.zk || self.touched.net || !self.touched.brokers.is_empty() {
+        // Of a broker, the relay reads only its [`RelayKey`]: a broker written without moving it
+        // gives the relay nothing new.
+        let mut relay_moved = false;
+        for i in 0..self.touched.brokers.len() {
+            let b = self.touched.brokers[i];
+            let key = self.brokers.get(&b).map(|br| RelayKey::of(br));
+            if self.relay_seen.get(&b) != key.as_ref() {
+                relay_moved = true;
+                match key {
+                    Some(k) => self.relay_seen.insert(b, k),
+                    None => self.relay_seen.remove(&b),
+                };
+            }
+        }
+        if self.touched.zk || self.touched.net || relay_moved {
             self.sync_zk_relay(log);
         } else {
             debug_assert!(self.relay_idle(), "the ZooKeeper relay skipped with work to do");
@@ -874,6 +890,17 @@ impl World {
         for (leader, touched) in relays {
             self.with_zk(leader, log, |zk, now, _, out| zk.on_touches(&touched, now, out));
         }
+    }
+}
+
+/// What [`ZkLinks::pinging`] reads of a broker: whether it runs, its session and the server it
+/// talks to (a derived cache of its state, deciding nothing the state does not).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct RelayKey(bool, Option<crate::zookeeper::SessionId>, NodeId);
+
+impl RelayKey {
+    fn of(b: &Broker) -> Self {
+        RelayKey(b.alive, b.zk.session, b.zk.server())
     }
 }
 

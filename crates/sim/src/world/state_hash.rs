@@ -111,6 +111,8 @@ impl World {
             // What the brokers last showed the ISR checks: a function of the brokers' hashed state
             // as of their last step, read only to skip checks whose inputs did not move.
             isr_seen: _,
+            // What the brokers last showed the ZooKeeper relay: likewise a function of their state.
+            relay_seen: _,
             // Text or not: the same decisions either way (tests/render.rs).
             render: _,
             last_dropped: _,
