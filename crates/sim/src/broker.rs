@@ -17,6 +17,7 @@ use crate::scenario::{Config, OFFSETS_TOPIC};
 use crate::zk_client::{ConnState, Purpose, ZkClient};
 use crate::zookeeper::{LeaderIsr, SessionId, WatchEvent, WatchEventType, ZData, ZkError, ZkOp, ZkResult};
 use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::rc::Rc;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -69,7 +70,9 @@ pub struct MetadataCache {
     /// Alive brokers, as the last UpdateMetadata said.
     pub alive: BTreeSet<BrokerId>,
     /// Partition states.
-    pub partitions: BTreeMap<TopicPartition, PartitionStateInfo>,
+    /// Shared with the request that brought each (one allocation per state, however many
+    /// brokers hold it).
+    pub partitions: BTreeMap<TopicPartition, Rc<PartitionStateInfo>>,
 }
 
 /// How many refused ISR writes in a row (one per isr-expiration run, 5 s apart) the model shows
@@ -592,7 +595,7 @@ impl Broker {
         controller_id: BrokerId,
         controller_epoch: i32,
         live: Vec<BrokerId>,
-        parts: Vec<PartitionStateInfo>,
+        parts: Vec<Rc<PartitionStateInfo>>,
         out: &mut Outbox,
     ) -> bool {
         if controller_epoch < self.controller_epoch {
@@ -634,7 +637,7 @@ impl Broker {
             }
         }
         self.metadata.alive = alive;
-        self.metadata.partitions = partitions;
+        self.metadata.partitions = partitions.into_iter().map(|(tp, p)| (tp, Rc::new(p))).collect();
     }
 
     /// A packet of this broker's ZooKeeper connection on `session` was lost on a cut link: the
@@ -1009,13 +1012,13 @@ mod tests {
         assert_eq!(coordinator_partition(group, cfg.offsets_partitions), 3, "the incident's group");
         let mut b = broker_at_epoch_8();
         let mut out = Outbox::default();
-        assert!(!b.on_update_metadata(3, 7, vec![1, 2, 3], vec![info(3, 13, &[3, 1, 2], 7)], &mut out));
+        assert!(!b.on_update_metadata(3, 7, vec![1, 2, 3], vec![Rc::new(info(3, 13, &[3, 1, 2], 7))], &mut out));
         assert!(out.logs()[0].1.contains("(ControllerMovedException)"));
         assert_eq!(b.find_coordinator(group, &cfg), Err(ClientError::CoordinatorNotAvailable), "nothing cached");
         let mut out = Outbox::default();
-        assert!(b.on_update_metadata(2, 8, vec![1, 2], vec![info(2, 15, &[2], 8)], &mut out));
+        assert!(b.on_update_metadata(2, 8, vec![1, 2], vec![Rc::new(info(2, 15, &[2], 8))], &mut out));
         assert_eq!(b.find_coordinator(group, &cfg), Ok(2));
-        assert!(b.on_update_metadata(2, 8, vec![1, 2], vec![info(NO_LEADER, 16, &[2], 8)], &mut out));
+        assert!(b.on_update_metadata(2, 8, vec![1, 2], vec![Rc::new(info(NO_LEADER, 16, &[2], 8))], &mut out));
         assert_eq!(b.find_coordinator(group, &cfg), Err(ClientError::CoordinatorNotAvailable));
     }
 

@@ -139,7 +139,7 @@ pub enum Payload {
         /// Live brokers.
         live_brokers: Vec<BrokerId>,
         /// Partitions.
-        partitions: Vec<PartitionStateInfo>,
+        partitions: Vec<alloc::rc::Rc<PartitionStateInfo>>,
     },
     /// `FindCoordinatorRequest`.
     FindCoordinator {

@@ -2,17 +2,22 @@
 //! item keyed by (virtual time in ms, sequence number), so ties break by insertion order and the
 //! run is the same on every target.
 use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
 
 /// A deterministic priority queue of items ordered by `(time_ms, seq)`.
+/// Items live in a slab; the ordered map holds only their keys and slab slots, so inserting and
+/// popping move 4-byte slots, not the items (a message is 200 bytes).
 #[derive(Clone, Debug)]
 pub struct Queue<T> {
-    items: BTreeMap<(u64, u64), T>,
+    items: BTreeMap<(u64, u64), u32>,
+    slab: Vec<Option<T>>,
+    free: Vec<u32>,
     next_seq: u64,
 }
 
 impl<T> Default for Queue<T> {
     fn default() -> Self {
-        Queue { items: BTreeMap::new(), next_seq: 0 }
+        Queue { items: BTreeMap::new(), slab: Vec::new(), free: Vec::new(), next_seq: 0 }
     }
 }
 
@@ -21,31 +26,43 @@ impl<T> Queue<T> {
     pub fn push(&mut self, time_ms: u64, item: T) -> u64 {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.items.insert((time_ms, seq), item);
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.slab[slot as usize] = Some(item);
+                slot
+            }
+            None => {
+                self.slab.push(Some(item));
+                (self.slab.len() - 1) as u32
+            }
+        };
+        self.items.insert((time_ms, seq), slot);
         seq
     }
 
-    /// Removes and returns the earliest item.
+    /// The earliest item (ties: the first pushed), with its time.
     pub fn pop(&mut self) -> Option<(u64, T)> {
-        self.items.pop_first().map(|((t, _), v)| (t, v))
+        let ((t, _), slot) = self.items.pop_first()?;
+        self.free.push(slot);
+        self.slab[slot as usize].take().map(|v| (t, v))
     }
 
-    /// The time of the earliest item.
+    /// The earliest item's time.
     pub fn peek_time(&self) -> Option<u64> {
         self.items.keys().next().map(|(t, _)| *t)
     }
 
-    /// All queued items in order.
+    /// The items in the order they will be popped, with their times.
     pub fn iter(&self) -> impl Iterator<Item = (u64, &T)> {
-        self.items.iter().map(|((t, _), v)| (*t, v))
+        self.items.iter().filter_map(|((t, _), slot)| self.slab[*slot as usize].as_ref().map(|v| (*t, v)))
     }
 
-    /// Number of queued items.
+    /// Items queued.
     pub fn len(&self) -> usize {
         self.items.len()
     }
 
-    /// True when nothing is scheduled.
+    /// No item queued.
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }

@@ -4,6 +4,7 @@ use super::{Controller, ControllerIo};
 use crate::ids::{BrokerId, NodeId, TopicPartition};
 use crate::message::{PartitionStateInfo, Payload};
 use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::rc::Rc;
 use alloc::vec::Vec;
 
 /// `ControllerBrokerRequestBatch`.
@@ -57,7 +58,7 @@ impl Controller {
             );
         }
         if !batch.um.is_empty() {
-            let parts: Vec<PartitionStateInfo> = batch.um.iter().filter_map(|tp| self.info(tp)).collect();
+            let parts: Vec<Rc<PartitionStateInfo>> = batch.um.iter().filter_map(|tp| self.info(tp)).map(Rc::new).collect();
             for b in live {
                 io.out.send(
                     NodeId::Broker(*b),

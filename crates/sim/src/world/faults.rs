@@ -44,7 +44,7 @@ impl World {
             return log;
         }
         let before_zk = self.zk_views();
-        let before_links: BTreeMap<(NodeId, NodeId), bool> = self.dir_states();
+        let before_links = self.dir_states();
         self.touched.net = true;
         let net = Rc::make_mut(&mut self.net);
         let mut link_changed = false;
@@ -177,13 +177,15 @@ impl World {
         self.kraft_change(log);
     }
 
-    pub(super) fn dir_states(&self) -> BTreeMap<(NodeId, NodeId), bool> {
-        let mut m = BTreeMap::new();
+    /// Every link direction and whether it is up, sorted by (from, to).
+    pub(super) fn dir_states(&self) -> DirStates {
+        let mut m = Vec::new();
         for l in self.net.links() {
-            m.insert((l.a, l.b), l.a_to_b.up);
-            m.insert((l.b, l.a), l.b_to_a.up);
+            m.push(((l.a, l.b), l.a_to_b.up));
+            m.push(((l.b, l.a), l.b_to_a.up));
         }
-        m
+        m.sort_unstable_by_key(|(k, _)| *k);
+        DirStates(m)
     }
 
     pub(super) fn crash(&mut self, b: BrokerId, log: &mut StepLog) {
@@ -200,7 +202,7 @@ impl World {
     pub(super) fn after_link_change(
         &mut self,
         before_zk: &BTreeMap<BrokerId, (bool, bool)>,
-        before: &BTreeMap<(NodeId, NodeId), bool>,
+        before: &DirStates,
         log: &mut StepLog,
     ) {
         let after_zk = self.zk_views();
@@ -232,9 +234,7 @@ impl World {
         // Servers learn that a quorum connection stalled or came back.
         let servers: Vec<NodeId> = self.zk_servers().map(|z| z.id()).collect();
         let after_links = self.dir_states();
-        let both = |m: &BTreeMap<(NodeId, NodeId), bool>, a: NodeId, b: NodeId| {
-            m.get(&(a, b)).copied().unwrap_or(true) && m.get(&(b, a)).copied().unwrap_or(true)
-        };
+        let both = |m: &DirStates, a: NodeId, b: NodeId| m.up(a, b) && m.up(b, a);
         for &a in &servers {
             for &p in &servers {
                 let (up0, up1) = (both(before, a, p), both(&after_links, a, p));
@@ -256,8 +256,8 @@ impl World {
         }
         // Controller requests held on a cut broker–broker link go out again.
         let after = self.dir_states();
-        for ((from, to), up) in after {
-            if up && !before.get(&(from, to)).copied().unwrap_or(true) {
+        for ((from, to), up) in after.0 {
+            if up && !before.up(from, to) {
                 if let (NodeId::Broker(x), NodeId::Broker(y)) = (from, to) {
                     if self.brokers[&x].alive && self.brokers[&x].controller.held.contains_key(&y) {
                         self.with_broker(x, log, |br, _, out| br.on_control_link_restored(y, out));
@@ -265,5 +265,15 @@ impl World {
                 }
             }
         }
+    }
+}
+
+/// Link directions and whether each is up, sorted by (from, to): a snapshot taken around a fault.
+pub(super) struct DirStates(Vec<((NodeId, NodeId), bool)>);
+
+impl DirStates {
+    /// Whether `from → to` is up (a pair with no link counts as up).
+    fn up(&self, from: NodeId, to: NodeId) -> bool {
+        self.0.binary_search_by_key(&(from, to), |(k, _)| *k).map_or(true, |i| self.0[i].1)
     }
 }
