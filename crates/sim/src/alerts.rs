@@ -327,7 +327,17 @@ impl Incremental {
             self.leaderless = l;
             self.tree = Some(tree);
         }
-        if brokers_changed || tree_changed {
+        // A controller's finding reads the tree and that controller only: with the tree as it was,
+        // a step that wrote no broker the memo holds and none now acting and loaded leaves every
+        // finding (and their order) as it was.
+        let divergence_moved = tree_changed
+            || touched.is_some_and(|t| {
+                t.brokers.iter().any(|b| {
+                    self.divergence_memo.contains_key(b)
+                        || brokers.get(b).is_some_and(|x| x.alive && x.is_active() && x.controller.ctx.loaded)
+                })
+            });
+        if divergence_moved {
             if all {
                 self.divergence_memo.clear();
             }
@@ -337,7 +347,23 @@ impl Incremental {
             changed |= d != self.divergence;
             self.divergence = d;
         }
-        if all || touched.is_some_and(|t| t.consumers) {
+        // Without text, a consumer's alert is its group's (kind, subject, key): the same groups
+        // without a coordinator, in the same order, are the same alerts.
+        let same_groups = || {
+            let mut stuck = consumers.values().filter(|c| c.status == ConsumerStatus::CoordinatorNotAvailable);
+            let mut had = self.coordinator.iter().map(|a| match &a.subject {
+                Subject::Group(g) => Some(g),
+                _ => None,
+            });
+            loop {
+                match (stuck.next(), had.next()) {
+                    (None, None) => return true,
+                    (Some(c), Some(Some(g))) if c.group == *g => {}
+                    _ => return false,
+                }
+            }
+        };
+        if all || (touched.is_some_and(|t| t.consumers) && (render || !same_groups())) {
             let mut c = Vec::new();
             no_coordinator(consumers.values(), render, &mut c);
             changed |= c != self.coordinator;

@@ -86,12 +86,38 @@ pub struct Link {
 /// All links, in `(a, b)` order, found through a dense index: every node's position in `nodes`
 /// (sorted), and for each pair of positions the link's position in `links` (`NONE` when the two
 /// never talk). A lookup is two binary searches over a handful of nodes and one array read.
-#[derive(Clone, Debug, Default, Hash)]
+#[derive(Clone, Debug, Default)]
 pub struct Network {
     links: Vec<Link>,
     /// Every node as a sortable integer ([`slot_key`]), in `NodeId` order.
     nodes: Vec<u64>,
     index: Vec<u32>,
+    /// A shortcut for ids below [`DENSE`]: `dense[kind * DENSE + id]` is the node's position in
+    /// `nodes` plus one (0: no such node). A function of `nodes`, so not hashed.
+    dense: Vec<u8>,
+}
+
+/// Ids below this (of each kind) are looked up in [`Network::dense`], others by binary search.
+const DENSE: usize = 32;
+
+impl core::hash::Hash for Network {
+    fn hash<H: core::hash::Hasher>(&self, h: &mut H) {
+        // As `derive(Hash)` hashed it before `dense` (a function of `nodes`) was added.
+        self.links.hash(h);
+        self.nodes.hash(h);
+        self.index.hash(h);
+    }
+}
+
+/// [`slot_key`]'s kind and id, when the id is small enough for [`Network::dense`].
+fn dense_slot(n: NodeId) -> Option<usize> {
+    let (kind, id) = match n {
+        NodeId::Zk(i) => (0, i as i64),
+        NodeId::Broker(b) => (1, b as i64),
+        NodeId::Client(c) => (2, c as i64),
+        NodeId::Voter(v) => (3, v as i64),
+    };
+    (0..DENSE as i64).contains(&id).then(|| kind * DENSE + id as usize)
 }
 
 /// A node as one integer with `NodeId`'s order (kind, then id), so a lookup compares integers.
@@ -150,16 +176,33 @@ impl Network {
             index[x * n + y] = i as u32;
             index[y * n + x] = i as u32;
         }
-        Network { links, nodes, index }
+        let mut dense = alloc::vec![0u8; 4 * DENSE];
+        for l in &links {
+            for n in [l.a, l.b] {
+                if let (Some(d), Ok(x)) = (dense_slot(n), nodes.binary_search(&slot_key(n))) {
+                    dense[d] = u8::try_from(x + 1).unwrap_or(0);
+                }
+            }
+        }
+        Network { links, nodes, index, dense }
     }
 
     /// The position in `links` of the link between two nodes.
     fn find(&self, a: NodeId, b: NodeId) -> Option<usize> {
-        let x = self.nodes.binary_search(&slot_key(a)).ok()?;
-        let y = self.nodes.binary_search(&slot_key(b)).ok()?;
+        let x = self.position(a)?;
+        let y = self.position(b)?;
         match self.index[x * self.nodes.len() + y] {
             NONE => None,
             i => Some(i as usize),
+        }
+    }
+
+    /// A node's position in `nodes`.
+    fn position(&self, n: NodeId) -> Option<usize> {
+        match dense_slot(n).and_then(|d| self.dense.get(d).copied()) {
+            Some(0) if self.nodes.len() < 255 => None,
+            Some(p) if p != 0 => Some(p as usize - 1),
+            _ => self.nodes.binary_search(&slot_key(n)).ok(),
         }
     }
 
