@@ -206,6 +206,11 @@ impl Network {
         }
     }
 
+    /// The position of the link between two nodes in [`Network::links`].
+    pub(crate) fn link_index(&self, a: NodeId, b: NodeId) -> Option<usize> {
+        self.find(a, b)
+    }
+
     /// The link between two nodes, if they can talk at all.
     pub fn link(&self, a: NodeId, b: NodeId) -> Option<&Link> {
         self.find(a, b).map(|i| &self.links[i])

@@ -177,15 +177,9 @@ impl World {
         self.kraft_change(log);
     }
 
-    /// Every link direction and whether it is up, sorted by (from, to).
+    /// Whether each link's two directions are up, in link order.
     pub(super) fn dir_states(&self) -> DirStates {
-        let mut m = Vec::new();
-        for l in self.net.links() {
-            m.push(((l.a, l.b), l.a_to_b.up));
-            m.push(((l.b, l.a), l.b_to_a.up));
-        }
-        m.sort_unstable_by_key(|(k, _)| *k);
-        DirStates(m)
+        DirStates(self.net.links().map(|l| (l.a_to_b.up, l.b_to_a.up)).collect())
     }
 
     pub(super) fn crash(&mut self, b: BrokerId, log: &mut StepLog) {
@@ -234,14 +228,19 @@ impl World {
         // Servers learn that a quorum connection stalled or came back.
         let servers: Vec<NodeId> = self.zk_servers().map(|z| z.id()).collect();
         let after_links = self.dir_states();
-        let both = |m: &DirStates, a: NodeId, b: NodeId| m.up(a, b) && m.up(b, a);
+        let net = &self.net;
+        let both = |m: &DirStates, a: NodeId, b: NodeId| m.up(net, a, b) && m.up(net, b, a);
+        let mut moved: Vec<(NodeId, NodeId, bool)> = Vec::new();
         for &a in &servers {
             for &p in &servers {
                 let (up0, up1) = (both(before, a, p), both(&after_links, a, p));
                 if a != p && up0 != up1 {
-                    self.with_zk(a, log, |zk, now, _, out| zk.on_peer_link(p, up1, now, out));
+                    moved.push((a, p, up1));
                 }
             }
+        }
+        for (a, p, up) in moved {
+            self.with_zk(a, log, |zk, now, _, out| zk.on_peer_link(p, up, now, out));
         }
         // Packets held on a stalled server–server connection go on, in order.
         let stalled = core::mem::take(&mut self.stalled);
@@ -256,24 +255,43 @@ impl World {
         }
         // Controller requests held on a cut broker–broker link go out again.
         let after = self.dir_states();
-        for ((from, to), up) in after.0 {
-            if up && !before.up(from, to) {
-                if let (NodeId::Broker(x), NodeId::Broker(y)) = (from, to) {
-                    if self.brokers[&x].alive && self.brokers[&x].controller.held.contains_key(&y) {
-                        self.with_broker(x, log, |br, _, out| br.on_control_link_restored(y, out));
-                    }
+        let mut restored: Vec<(NodeId, NodeId)> = Vec::new();
+        for ((l, was), now) in self.net.links().zip(&before.0).zip(&after.0) {
+            if now.0 && !was.0 {
+                restored.push((l.a, l.b));
+            }
+            if now.1 && !was.1 {
+                restored.push((l.b, l.a));
+            }
+        }
+        restored.sort_unstable();
+        for (from, to) in restored {
+            if let (NodeId::Broker(x), NodeId::Broker(y)) = (from, to) {
+                if self.brokers[&x].alive && self.brokers[&x].controller.held.contains_key(&y) {
+                    self.with_broker(x, log, |br, _, out| br.on_control_link_restored(y, out));
                 }
             }
         }
     }
 }
 
-/// Link directions and whether each is up, sorted by (from, to): a snapshot taken around a fault.
-pub(super) struct DirStates(Vec<((NodeId, NodeId), bool)>);
+/// Whether each link's directions (`a → b`, `b → a`) are up, in the network's link order: a
+/// snapshot taken around a fault (faults change no link's existence, only its state).
+pub(super) struct DirStates(Vec<(bool, bool)>);
 
 impl DirStates {
-    /// Whether `from → to` is up (a pair with no link counts as up).
-    fn up(&self, from: NodeId, to: NodeId) -> bool {
-        self.0.binary_search_by_key(&(from, to), |(k, _)| *k).map_or(true, |i| self.0[i].1)
+    /// Whether `from → to` was up (a pair with no link counts as up).
+    fn up(&self, net: &crate::network::Network, from: NodeId, to: NodeId) -> bool {
+        match net.link_index(from, to) {
+            Some(i) => {
+                let l = net.links().nth(i).expect("a link's index");
+                if l.a == from {
+                    self.0[i].0
+                } else {
+                    self.0[i].1
+                }
+            }
+            None => true,
+        }
     }
 }
