@@ -296,8 +296,10 @@ impl Incremental {
         let tree_changed = all || self.tree != Some(tree);
         let mut changed = false;
         if brokers_changed {
-            let acting = acting(brokers.values());
-            if all || acting != self.acting {
+            let same = !all
+                && brokers.values().filter(|b| b.alive && b.is_active()).map(|b| b.id).eq(self.acting.iter().copied());
+            if !same {
+                let acting = acting(brokers.values());
                 let mut multi = Vec::new();
                 multiple_controllers(&acting, render, &mut multi);
                 changed |= multi != self.multi;

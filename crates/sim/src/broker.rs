@@ -17,8 +17,8 @@ use crate::scenario::{Config, OFFSETS_TOPIC};
 use crate::zk_client::{ConnState, Purpose, ZkClient};
 use crate::zookeeper::{LeaderIsr, SessionId, WatchEvent, WatchEventType, ZData, ZkError, ZkOp, ZkResult};
 use alloc::collections::{BTreeMap, BTreeSet};
-use alloc::rc::Rc;
 use alloc::format;
+use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -709,7 +709,7 @@ impl Broker {
         }
         // Without a copy of the changes: most steps change no ISR.
         let (mut any, mut retry, mut shrink) = (false, true, false);
-        for (tp, lp) in &self.partitions {
+        for (tp, lp) in self.partitions.iter().filter(|(_, lp)| lp.is_leader) {
             let Some(isr) = self.desired_isr_of(tp, lp, in_sync) else { continue };
             any = true;
             // A write that failed is tried again at the next run of the isr-expiration task, every

@@ -58,7 +58,8 @@ impl Controller {
             );
         }
         if !batch.um.is_empty() {
-            let parts: Vec<Rc<PartitionStateInfo>> = batch.um.iter().filter_map(|tp| self.info(tp)).map(Rc::new).collect();
+            let parts: Vec<Rc<PartitionStateInfo>> =
+                batch.um.iter().filter_map(|tp| self.info(tp)).map(Rc::new).collect();
             for b in live {
                 io.out.send(
                     NodeId::Broker(*b),

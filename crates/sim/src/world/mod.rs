@@ -77,6 +77,9 @@ pub struct World {
     isr_seen: BTreeMap<BrokerId, IsrSeen>,
     /// What each broker last showed the ZooKeeper relay (see [`RelayKey`]).
     relay_seen: BTreeMap<BrokerId, RelayKey>,
+    /// Whether each pair of brokers (in id order) was linked both ways when a step last changed
+    /// the network: what the ISR checks read of it.
+    isr_links: Vec<bool>,
     /// Messages dropped in the last step (for drawing).
     pub(crate) last_dropped: Vec<Message>,
     /// The message delivered in the last step (for drawing).
@@ -782,8 +785,13 @@ impl World {
     /// whether its coordinator is healthy, each partition leader which followers fetch from it.
     /// The nodes decide what to do about it.
     fn post_step(&mut self, log: &mut StepLog) {
-        let ids: Vec<u32> = self.consumers.keys().copied().collect();
-        for id in ids {
+        let mut next = self.consumers.keys().next().copied();
+        while let Some(id) = next {
+            next = self
+                .consumers
+                .range((core::ops::Bound::Excluded(id), core::ops::Bound::Unbounded))
+                .next()
+                .map(|(k, _)| *k);
             let c = &self.consumers[&id];
             let Some(coord) = c.coordinator else { continue };
             let healthy = self
@@ -828,7 +836,7 @@ impl World {
         // A leader's check reads its own state, the links, and what the other brokers show it
         // (their process and which leader each of their replicas follows). A leader is looked at
         // again only if what it reads of itself, the links or some broker's view changed.
-        let mut views_changed = self.touched.net;
+        let mut views_changed = self.touched.net && self.broker_links_moved();
         let mut own_changed: Vec<BrokerId> = Vec::new();
         for i in 0..self.touched.brokers.len() {
             let b = self.touched.brokers[i];
@@ -865,6 +873,21 @@ impl World {
                 self.route(NodeId::Broker(b), out, log);
             }
         }
+    }
+
+    /// Whether some link between two brokers (what an ISR check reads of the network) came up or
+    /// went down since this was last asked; remembers the links as they are now.
+    fn broker_links_moved(&mut self) -> bool {
+        let ids: Vec<BrokerId> = self.brokers.keys().copied().collect();
+        let mut now = Vec::with_capacity(ids.len() * ids.len());
+        for (i, a) in ids.iter().enumerate() {
+            for b in &ids[i + 1..] {
+                now.push(self.net.both_up(NodeId::Broker(*a), NodeId::Broker(*b)));
+            }
+        }
+        let moved = now != self.isr_links;
+        self.isr_links = now;
+        moved
     }
 
     /// No leader's relay would change now (what [`World::sync_zk_relay`] would act on).
