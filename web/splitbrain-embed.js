@@ -5,7 +5,8 @@
 //
 // The stylesheet next to this file is added to the page if it is not there yet. Options are the
 // div's data-* attributes (see docs.html); they are parsed, never inserted as HTML.
-import init, { mount } from "./splitbrain-app.js";
+// The widget's own wasm: the app without the full playground's chrome (lighter than splitbrain-app.js).
+import init, { mount } from "./splitbrain-widget.js";
 
 const css = new URL("./style.css", import.meta.url).href;
 if (![...document.querySelectorAll('link[rel="stylesheet"]')].some((l) => l.href === css)) {
@@ -17,7 +18,7 @@ if (![...document.querySelectorAll('link[rel="stylesheet"]')].some((l) => l.href
 
 const divs = [...document.querySelectorAll("[data-splitbrain]")];
 try {
-  await init({ module_or_path: new URL("./splitbrain-app_bg.wasm", import.meta.url) });
+  await init({ module_or_path: new URL("./splitbrain-widget_bg.wasm", import.meta.url) });
   for (const el of divs) {
     try {
       mount(el, undefined);

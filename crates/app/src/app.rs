@@ -20,6 +20,12 @@ fn watch_partition(v: &View) -> Option<String> {
     v.watched.as_ref().map(|tp| tp.to_string())
 }
 
+/// Whether this build has the full playground's chrome (header, fault bar, share and export bars,
+/// lanes, tools panel, explorer): the `full-page` feature, on by default. The widget's own wasm
+/// (`src/bin/widget.rs`, built with `--no-default-features`) only ever renders embeds, so without
+/// the feature that code is not linked at all.
+pub const FULL_PAGE: bool = cfg!(feature = "full-page");
+
 /// Properties of [`App`]: none for the full playground, the options for an embedded widget.
 #[derive(Properties, PartialEq, Default)]
 pub struct AppProps {
@@ -197,7 +203,7 @@ pub fn app(props: &AppProps) -> Html {
         }
     };
 
-    let full = embed.is_none();
+    let full = FULL_PAGE && embed.is_none();
     let compare_other: Result<(Rc<View>, usize, usize), String> = match (&model.compare, model.compare_step()) {
         (Some(Err(e)), _) => Err(e.clone()),
         (_, Some((_, t, k))) => {
