@@ -165,18 +165,18 @@ fn divergences<'a>(
     render: bool,
     out: &mut Vec<Alert>,
 ) {
-    let mut seen = DivergenceMemo::new();
+    // The memo is updated in place: an entry is replaced when its controller's finding is, and
+    // the entries of brokers no longer acting are dropped at the end.
+    let mut seen: Vec<BrokerId> = Vec::new();
     for b in brokers.filter(|b| b.alive && b.is_active() && b.controller.ctx.loaded) {
+        seen.push(b.id);
         if let (Some(d), Some(true)) = (memo.get(&b.id), unchanged.map(|u| u(b.id))) {
             out.extend(d.alert.clone());
-            seen.insert(b.id, d.clone());
             continue;
         }
         let writing = b.controller.job.as_ref().map(|j| j.writing()).unwrap_or_default();
         let leadership = &b.controller.ctx.leadership;
-        let same_cache = |d: &Divergence| {
-            d.writing == writing && (Rc::ptr_eq(&d.leadership, leadership) || d.leadership == *leadership)
-        };
+        let same_cache = |d: &Divergence| d.writing == writing && same_leadership(&d.leadership, leadership);
         let d = match memo.get(&b.id) {
             Some(d) if d.version == zk.brokers_version() && same_cache(d) => d.clone(),
             prev => {
@@ -221,9 +221,19 @@ fn divergences<'a>(
             }
         };
         out.extend(d.alert.clone());
-        seen.insert(b.id, d);
+        memo.insert(b.id, d);
     }
-    *memo = seen;
+    if memo.len() != seen.len() {
+        memo.retain(|id, _| seen.contains(id));
+    }
+}
+
+/// Two caches hold the same entries (a copied cache shares its unchanged entries, so a pointer
+/// comparison settles most of them).
+fn same_leadership(a: &Rc<crate::controller::Leadership>, b: &Rc<crate::controller::Leadership>) -> bool {
+    Rc::ptr_eq(a, b)
+        || (a.len() == b.len()
+            && a.iter().zip(b.iter()).all(|((ka, va), (kb, vb))| ka == kb && (Rc::ptr_eq(va, vb) || va == vb)))
 }
 
 /// What a step changed that the alerts read, collected by the world while the step runs.
@@ -435,7 +445,8 @@ fn changed_entries(
                     y.next();
                 }
                 core::cmp::Ordering::Equal => {
-                    if va != vb {
+                    // A copied cache shares its unchanged entries: the same pointer is the same value.
+                    if !Rc::ptr_eq(va, vb) && va != vb {
                         f(ka);
                     }
                     x.next();
