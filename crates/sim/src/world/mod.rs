@@ -754,15 +754,16 @@ impl World {
     /// not depend on the partition is asked once per broker here, not once per partition and
     /// replica.
     fn in_sync(&self, leader: BrokerId) -> impl Fn(&TopicPartition, BrokerId) -> bool + '_ {
-        let reach: Vec<BrokerId> = self
+        let reach: Vec<(BrokerId, &Broker)> = self
             .brokers
             .iter()
             .filter(|(id, b)| b.alive && self.net.both_up(NodeId::Broker(leader), NodeId::Broker(**id)))
-            .map(|(id, _)| *id)
+            .map(|(id, b)| (*id, &**b))
             .collect();
         move |tp: &TopicPartition, r: BrokerId| {
-            reach.contains(&r)
-                && self.brokers[&r].partitions.get(tp).is_some_and(|p| !p.is_leader && p.leader == leader)
+            reach.iter().find(|(id, _)| *id == r).is_some_and(|(_, b)| {
+                b.partitions.get(tp).is_some_and(|p| !p.is_leader && p.leader == leader)
+            })
         }
     }
 
