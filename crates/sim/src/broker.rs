@@ -103,8 +103,10 @@ pub struct Broker {
     pub controller: Controller,
     /// `ReplicaManager.controllerEpoch`: the highest controller epoch seen.
     pub controller_epoch: i32,
-    /// Local replicas.
+    /// Local replicas (every write moves `partitions_stamp`).
     pub partitions: BTreeMap<TopicPartition, LocalPartition>,
+    /// Moves at every write of `partitions` (see [`Stamp`]).
+    pub(crate) partitions_stamp: Stamp,
     /// Metadata cache.
     pub metadata: MetadataCache,
     /// `__consumer_offsets` partitions whose groups this broker coordinates.
@@ -128,6 +130,24 @@ pub struct Broker {
     started: bool,
 }
 
+/// A counter a broker moves at every write of its local replicas, so the world can tell "not
+/// written since" without comparing them. A cache, not state: every two stamps are equal and
+/// it hashes to nothing, so a broker's equality and hash are its state's.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stamp(pub(crate) u64);
+
+impl PartialEq for Stamp {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Stamp {}
+
+impl core::hash::Hash for Stamp {
+    fn hash<H: core::hash::Hasher>(&self, _: &mut H) {}
+}
+
 impl Broker {
     /// A stopped broker.
     pub fn new(id: BrokerId) -> Self {
@@ -140,6 +160,7 @@ impl Broker {
             controller: Controller::default(),
             controller_epoch: 0,
             partitions: BTreeMap::new(),
+            partitions_stamp: Stamp::default(),
             metadata: MetadataCache::default(),
             owned_offsets_partitions: BTreeSet::new(),
             isr_check_pending: false,
@@ -158,7 +179,9 @@ impl Broker {
         let inc = self.incarnation + 1;
         let now = self.now_ms;
         let servers = core::mem::take(&mut self.zk.servers);
+        let stamp = Stamp(self.partitions_stamp.0 + 1);
         *self = Broker::new(self.id);
+        self.partitions_stamp = stamp;
         self.zk.servers = servers;
         self.incarnation = inc;
         self.now_ms = now;
@@ -521,6 +544,7 @@ impl Broker {
             }
             let was_leader = self.partitions.get(&p.tp).map(|l| l.is_leader).unwrap_or(false);
             if p.leader == self.id {
+                self.partitions_stamp.0 += 1;
                 self.partitions.insert(p.tp.clone(), LocalPartition::from_info(&p, self.id));
                 out.log(
                     EventKind::ControlRequest,
@@ -542,6 +566,7 @@ impl Broker {
                     });
                 }
             } else if p.leader != NO_LEADER && self.metadata.alive.contains(&p.leader) {
+                self.partitions_stamp.0 += 1;
                 self.partitions.insert(p.tp.clone(), LocalPartition::from_info(&p, self.id));
                 out.log(EventKind::ControlRequest, || {
                     format!(
@@ -573,6 +598,7 @@ impl Broker {
                     leader: p.leader,
                     still_leader: was_leader,
                 });
+                self.partitions_stamp.0 += 1;
                 self.partitions.entry(p.tp.clone()).or_insert(LocalPartition {
                     leader: NO_LEADER,
                     leader_epoch: -1,
@@ -626,10 +652,12 @@ impl Broker {
         alive: BTreeSet<BrokerId>,
         partitions: BTreeMap<TopicPartition, PartitionStateInfo>,
     ) {
+        self.partitions_stamp.0 += 1;
         self.partitions.clear();
         self.owned_offsets_partitions.clear();
         for (tp, info) in &partitions {
             if info.replicas.contains(&self.id) {
+                self.partitions_stamp.0 += 1;
                 self.partitions.insert(tp.clone(), LocalPartition::from_info(info, self.id));
             }
             if info.leader == self.id && tp.topic == OFFSETS_TOPIC {
@@ -815,6 +843,7 @@ impl Broker {
     }
 
     fn on_isr_write(&mut self, tp: &TopicPartition, isr: Vec<BrokerId>, result: ZkResult, out: &mut Outbox) {
+        self.partitions_stamp.0 += 1;
         let Some(lp) = self.partitions.get_mut(tp) else { return };
         match result {
             ZkResult::Written { stat } => {
