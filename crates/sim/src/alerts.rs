@@ -176,15 +176,19 @@ fn divergences<'a>(
         }
         let writing = b.controller.job.as_ref().map(|j| j.writing()).unwrap_or_default();
         let leadership = &b.controller.ctx.leadership;
-        let same_cache = |d: &Divergence| d.writing == writing && same_leadership(&d.leadership, leadership);
+        let log = &b.controller.ctx.log;
+        // The memo holds the cache weakly: a write to it (`Rc::make_mut`) then moves it, so the
+        // same address is the same cache, and the memo never makes the controller copy it.
+        let same_cache =
+            |d: &Divergence| d.writing == writing && core::ptr::eq(d.leadership.as_ptr(), Rc::as_ptr(leadership));
         let d = match memo.get(&b.id) {
             Some(d) if d.version == zk.brokers_version() && same_cache(d) => d.clone(),
             prev => {
                 // From the last finding: re-read only the partitions whose state znode moved,
                 // whose cached entry changed, or that started or stopped being written.
-                let base = prev.and_then(|d| Some((d, zk.state_changes_since(d.version)?)));
+                let base = prev.and_then(|d| Some((d, zk.state_changes_since(d.version)?, log.since(&d.mark)?)));
                 let diffs = match base {
-                    Some((d, changes)) => {
+                    Some((d, changes, written)) => {
                         let mut diffs = d.diffs.clone();
                         let mut recheck = |tp: &TopicPartition| match leadership.get(tp) {
                             Some(c) if !writing.contains(tp) && differs(zk, tp, c) => {
@@ -196,9 +200,8 @@ fn divergences<'a>(
                         };
                         changes.for_each(&mut recheck);
                         d.writing.iter().chain(writing.iter()).for_each(&mut recheck);
-                        if !Rc::ptr_eq(&d.leadership, leadership) {
-                            changed_entries(&d.leadership, leadership, &mut recheck);
-                        }
+                        // The cached entries written since (the log's), changed or not.
+                        written.iter().for_each(&mut recheck);
                         debug_assert!(diffs.iter().eq(leadership
                             .iter()
                             .filter(|(tp, c)| !writing.contains(tp) && differs(zk, tp, c))
@@ -213,7 +216,8 @@ fn divergences<'a>(
                 };
                 Rc::new(Divergence {
                     version: zk.brokers_version(),
-                    leadership: leadership.clone(),
+                    leadership: Rc::downgrade(leadership),
+                    mark: log.mark(),
                     alert: cache_divergence(zk, b.id, leadership, &diffs, render),
                     diffs,
                     writing,
@@ -226,14 +230,6 @@ fn divergences<'a>(
     if memo.len() != seen.len() {
         memo.retain(|id, _| seen.contains(id));
     }
-}
-
-/// Two caches hold the same entries (a copied cache shares its unchanged entries, so a pointer
-/// comparison settles most of them).
-fn same_leadership(a: &Rc<crate::controller::Leadership>, b: &Rc<crate::controller::Leadership>) -> bool {
-    Rc::ptr_eq(a, b)
-        || (a.len() == b.len()
-            && a.iter().zip(b.iter()).all(|((ka, va), (kb, vb))| ka == kb && (Rc::ptr_eq(va, vb) || va == vb)))
 }
 
 /// What a step changed that the alerts read, collected by the world while the step runs.
@@ -400,13 +396,13 @@ impl Incremental {
 /// contents there), the controller's leadership
 /// cache and the partition it is writing. While those are equal the finding is too, so it is not
 /// looked up again (the check is most of a step's cost otherwise).
-#[derive(Clone, Debug, Hash)]
+#[derive(Clone, Debug)]
 pub(crate) struct Divergence {
     version: u64,
-    /// The cache it was computed from, shared: a controller's cache changes through
-    /// `Rc::make_mut`, which copies it while this memo holds it, so an unchanged cache is the
-    /// same pointer.
-    leadership: Rc<crate::controller::Leadership>,
+    /// The cache it was computed from, held weakly (see `divergences`).
+    leadership: alloc::rc::Weak<crate::controller::Leadership>,
+    /// The controller's leadership log then: what was written to the cache since.
+    mark: crate::controller::LogMark,
     writing: Vec<TopicPartition>,
     /// The cached partitions (not being written) whose state znode differs from the cache.
     diffs: BTreeSet<TopicPartition>,
@@ -415,47 +411,6 @@ pub(crate) struct Divergence {
 
 /// The last findings by controller; see [`Divergence`].
 pub(crate) type DivergenceMemo = BTreeMap<BrokerId, Rc<Divergence>>;
-
-/// Calls `f` for every partition whose entry differs between two caches (present in one only,
-/// or another value), walking both in order.
-fn changed_entries(
-    a: &crate::controller::Leadership,
-    b: &crate::controller::Leadership,
-    f: &mut impl FnMut(&TopicPartition),
-) {
-    let (mut x, mut y) = (a.iter().peekable(), b.iter().peekable());
-    loop {
-        match (x.peek(), y.peek()) {
-            (None, None) => return,
-            (Some((k, _)), None) => {
-                f(k);
-                x.next();
-            }
-            (None, Some((k, _))) => {
-                f(k);
-                y.next();
-            }
-            (Some((ka, va)), Some((kb, vb))) => match ka.cmp(kb) {
-                core::cmp::Ordering::Less => {
-                    f(ka);
-                    x.next();
-                }
-                core::cmp::Ordering::Greater => {
-                    f(kb);
-                    y.next();
-                }
-                core::cmp::Ordering::Equal => {
-                    // A copied cache shares its unchanged entries: the same pointer is the same value.
-                    if !Rc::ptr_eq(va, vb) && va != vb {
-                        f(ka);
-                    }
-                    x.next();
-                    y.next();
-                }
-            },
-        }
-    }
-}
 
 /// The partition's state znode differs from the cached leadership (leader, ISR or leader epoch).
 fn differs(zk: &DataTree, tp: &TopicPartition, c: &Cached) -> bool {

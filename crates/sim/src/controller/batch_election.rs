@@ -210,8 +210,7 @@ impl Controller {
             controller_epoch: u.state.controller_epoch,
             zk_version: version,
         });
-        alloc::rc::Rc::make_mut(&mut self.ctx.leadership)
-            .insert(u.tp.clone(), alloc::rc::Rc::new(Cached { state: u.state, zk_version: version }));
+        self.ctx.cache(u.tp.clone(), Cached { state: u.state, zk_version: version });
         self.partition_states.insert(u.tp.clone(), PartitionState::OnlinePartition);
         self.add_lai(&u.recipients, &u.tp);
     }

@@ -226,8 +226,7 @@ impl Controller {
                         fmt_ids(current.isr.iter().copied())
                     ),
                 );
-                alloc::rc::Rc::make_mut(&mut self.ctx.leadership)
-                    .insert(tp.clone(), alloc::rc::Rc::new(Cached { state: current, zk_version: version }));
+                self.ctx.cache(tp.clone(), Cached { state: current, zk_version: version });
                 self.replica_states.insert((tp, r), ReplicaState::OfflineReplica);
             }
         }
@@ -286,8 +285,7 @@ impl Controller {
 
     /// Cache the state, LeaderAndIsr to the partition's other replicas, the replica is Offline.
     pub(super) fn offline_replica(&mut self, tp: &TopicPartition, r: BrokerId, state: LeaderIsr, version: i32) {
-        alloc::rc::Rc::make_mut(&mut self.ctx.leadership)
-            .insert(tp.clone(), alloc::rc::Rc::new(Cached { state, zk_version: version }));
+        self.ctx.cache(tp.clone(), Cached { state, zk_version: version });
         self.replica_states.insert((tp.clone(), r), ReplicaState::OfflineReplica);
         let others: Vec<BrokerId> =
             self.ctx.assignment.get(tp).map(|a| a.iter().copied().filter(|b| *b != r).collect()).unwrap_or_default();

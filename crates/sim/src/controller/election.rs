@@ -213,8 +213,7 @@ impl Controller {
             controller_epoch: state.controller_epoch,
             zk_version: version,
         });
-        alloc::rc::Rc::make_mut(&mut self.ctx.leadership)
-            .insert(tp.clone(), alloc::rc::Rc::new(Cached { state, zk_version: version }));
+        self.ctx.cache(tp.clone(), Cached { state, zk_version: version });
         self.partition_states.insert(tp.clone(), PartitionState::OnlinePartition);
         self.add_lai(recipients, tp);
     }

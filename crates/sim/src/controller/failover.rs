@@ -160,7 +160,7 @@ impl Step {
                 // 1.0.0 ZkUtils.scala:738-746: a loop of synchronous reads, each after the
                 // previous one's reply. 1.0 iterates a Scala HashSet of partitions (hash order);
                 // the model reads in partition order.
-                alloc::rc::Rc::make_mut(&mut c.ctx.leadership).clear();
+                c.ctx.clear_cache();
                 let steps: Vec<AnyStep> = c
                     .ctx
                     .assignment
@@ -343,8 +343,7 @@ impl Step {
             Step::ReadStates => c.on_read_states(result, io),
             Step::ReadState(tp) => {
                 if let ZkResult::Data { data: ZData::PartitionState { state }, stat } = result {
-                    alloc::rc::Rc::make_mut(&mut c.ctx.leadership)
-                        .insert(tp, alloc::rc::Rc::new(Cached { state, zk_version: stat.version }));
+                    c.ctx.cache(tp, Cached { state, zk_version: stat.version });
                 }
             }
             Step::MoveController(_) => c.active_id = -1,
@@ -484,7 +483,7 @@ impl Controller {
                 }
             }
         }
-        self.ctx.leadership = alloc::rc::Rc::new(leadership);
+        self.ctx.set_cache(leadership);
         self.states_loaded(io);
     }
 

@@ -103,8 +103,7 @@ impl Step {
 impl Controller {
     /// `updateLeaderAndIsrCache` for one partition; UpdateMetadata will carry it.
     fn cache_isr_state(&mut self, tp: &TopicPartition, state: crate::zookeeper::LeaderIsr, version: i32) {
-        alloc::rc::Rc::make_mut(&mut self.ctx.leadership)
-            .insert(tp.clone(), alloc::rc::Rc::new(Cached { state, zk_version: version }));
+        self.ctx.cache(tp.clone(), Cached { state, zk_version: version });
         self.batch.um.insert(tp.clone());
     }
 

@@ -126,10 +126,103 @@ pub struct ControllerContext {
     pub live_brokers: BTreeSet<BrokerId>,
     /// `partitionReplicaAssignment`.
     pub assignment: BTreeMap<TopicPartition, Vec<BrokerId>>,
-    /// `partitionLeadershipInfo`.
+    /// `partitionLeadershipInfo`. Written only through [`ControllerContext::cache`],
+    /// [`ControllerContext::clear_cache`] and [`ControllerContext::set_cache`], which keep `log`.
     pub leadership: Rc<Leadership>,
+    /// Which entries of `leadership` were written since when (see [`LeadershipLog`]).
+    pub(crate) log: LeadershipLog,
     /// `initializeControllerContext` has read the partition states.
     pub loaded: bool,
+}
+
+impl ControllerContext {
+    /// Caches `c` for `tp` (`partitionLeadershipInfo.put`).
+    pub(crate) fn cache(&mut self, tp: TopicPartition, c: Cached) {
+        self.log.note(&tp);
+        Rc::make_mut(&mut self.leadership).insert(tp, Rc::new(c));
+    }
+
+    /// Empties the cache.
+    pub(crate) fn clear_cache(&mut self) {
+        self.log.forget();
+        Rc::make_mut(&mut self.leadership).clear();
+    }
+
+    /// Replaces the cache.
+    pub(crate) fn set_cache(&mut self, leadership: Leadership) {
+        self.log.forget();
+        self.leadership = Rc::new(leadership);
+    }
+}
+
+/// The partitions whose cached leadership was written, in order, so a reader that saw the cache
+/// at some write (a [`LogMark`]) finds what changed since without keeping a copy of it. A cache
+/// of the writes, not state: every two logs are equal and a log hashes to nothing.
+#[derive(Clone, Debug)]
+pub struct LeadershipLog {
+    /// This log's identity: a new context starts a new log, and a mark of another log finds
+    /// nothing in this one.
+    token: Rc<u8>,
+    /// Writes numbered below this are forgotten.
+    floor: u64,
+    /// The writes numbered `floor` on.
+    written: Vec<TopicPartition>,
+}
+
+/// A place in a [`LeadershipLog`]: its identity (held weakly, so it cannot be reused while the
+/// mark lives) and the number of writes then.
+#[derive(Clone, Debug)]
+pub struct LogMark(alloc::rc::Weak<u8>, u64);
+
+/// Writes a log remembers before it forgets the older half.
+const LOG_KEEP: usize = 4096;
+
+impl Default for LeadershipLog {
+    fn default() -> Self {
+        LeadershipLog { token: Rc::new(0), floor: 0, written: Vec::new() }
+    }
+}
+
+impl PartialEq for LeadershipLog {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for LeadershipLog {}
+
+impl core::hash::Hash for LeadershipLog {
+    fn hash<H: core::hash::Hasher>(&self, _: &mut H) {}
+}
+
+impl LeadershipLog {
+    fn note(&mut self, tp: &TopicPartition) {
+        if self.written.len() >= LOG_KEEP {
+            self.written.drain(..LOG_KEEP / 2);
+            self.floor += (LOG_KEEP / 2) as u64;
+        }
+        self.written.push(tp.clone());
+    }
+
+    /// Every entry may have changed: marks taken before find nothing.
+    fn forget(&mut self) {
+        self.floor += self.written.len() as u64 + 1;
+        self.written.clear();
+    }
+
+    /// Where the log is now.
+    pub(crate) fn mark(&self) -> LogMark {
+        LogMark(Rc::downgrade(&self.token), self.floor + self.written.len() as u64)
+    }
+
+    /// The partitions written since `mark` (with repeats), if this log still knows them.
+    pub(crate) fn since(&self, mark: &LogMark) -> Option<&[TopicPartition]> {
+        let LogMark(token, at) = mark;
+        if !core::ptr::eq(token.as_ptr(), Rc::as_ptr(&self.token)) || *at < self.floor {
+            return None;
+        }
+        self.written.get((*at - self.floor) as usize..)
+    }
 }
 
 /// What the controller needs from the broker that runs it: the broker's id, its ZooKeeper client

@@ -60,6 +60,7 @@ impl Harness {
                 [(tp(), alloc::rc::Rc::new(Cached { state: cached, zk_version: 27 }))].into_iter().collect(),
             ),
             loaded: true,
+            log: Default::default(),
         };
         c.partition_states.insert(tp(), PartitionState::OnlinePartition);
         Harness { id: 3, c, zk, cfg, out: Outbox::default() }
@@ -499,8 +500,7 @@ fn a_batched_election_reads_and_writes_every_offline_partition_at_once() {
     let other = TopicPartition::new(OFFSETS_TOPIC, 6);
     let mut h = Harness::new(batched, &[3, 1, 2], li(3, 13, &[3, 1, 2], 7));
     h.c.ctx.assignment.insert(other.clone(), vec![3, 1, 2]);
-    alloc::rc::Rc::make_mut(&mut h.c.ctx.leadership)
-        .insert(other.clone(), alloc::rc::Rc::new(Cached { state: li(3, 13, &[3, 1, 2], 7), zk_version: 27 }));
+    h.c.ctx.cache(other.clone(), Cached { state: li(3, 13, &[3, 1, 2], 7), zk_version: 27 });
     h.c.ctx.live_brokers = [1, 2].into_iter().collect();
     for t in [tp(), other.clone()] {
         h.c.partition_states.insert(t, PartitionState::OfflinePartition);

@@ -162,6 +162,7 @@ fn zookeeper_steady_state(cfg: &Config) -> (ControlPlane, BTreeMap<BrokerId, Rc<
                 live_brokers: live.clone(),
                 assignment: cfg.assignment.clone(),
                 leadership: Rc::new(leadership.clone()),
+                log: Default::default(),
                 loaded: true,
             };
             br.controller.listeners = true;
