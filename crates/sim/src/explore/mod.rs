@@ -6,6 +6,7 @@
 //! yield between them.
 pub mod exhaustive;
 pub mod no_return;
+mod proto;
 
 use crate::alerts::AlertKind;
 use crate::command::{Command, Direction};
@@ -26,6 +27,7 @@ mod shrink;
 pub use determinism::{check as check_determinism, trace_hash, Determinism};
 pub use facts::Facts;
 pub use guided::{Candidate, CandidateKind, Outcome, BATCH};
+pub use proto::Prototype;
 pub use shrink::{is_one_minimal, shrink, shrink_with, FirstViolating};
 
 /// What the explorer looks for.
@@ -114,7 +116,36 @@ pub struct Counterexample {
 /// Runs `schedule` on `base`; returns the number of steps if the property is violated.
 pub fn violates(base: &Scenario, schedule: &[ScriptEntry], opts: &Options) -> Option<u64> {
     let s = with_schedule(base, schedule, opts.settle_ms);
-    let mut w = World::with_mode(&s, opts.seed, opts.mode).ok()?;
+    violates_world(World::with_mode(&s, opts.seed, opts.mode).ok()?, opts)
+}
+
+/// [`violates`] on `proto`'s cluster (a prototype of the base [`with_schedule`] pins, with the
+/// options' seed and mode): the same answer, without building the world from the scenario.
+pub fn violates_on(proto: &Prototype, schedule: &[ScriptEntry], opts: &Options) -> Option<u64> {
+    violates_world(world_on(proto, schedule, Some(end_of(schedule, opts.settle_ms)), opts).ok()?, opts)
+}
+
+/// `proto`'s world with `script` and `end_ms`, in the options' seed and mode (built from the
+/// scenario if the prototype has others).
+fn world_on(
+    proto: &Prototype,
+    script: &[ScriptEntry],
+    end_ms: Option<u64>,
+    opts: &Options,
+) -> Result<World, crate::scenario::ScenarioError> {
+    if (proto.seed(), proto.mode()) == (opts.seed, opts.mode) {
+        proto.world(script, end_ms)
+    } else {
+        World::with_mode(&proto.scenario(script, end_ms), opts.seed, opts.mode)
+    }
+}
+
+/// The end time [`with_schedule`] gives a schedule.
+fn end_of(schedule: &[ScriptEntry], settle_ms: u64) -> u64 {
+    schedule.iter().map(|e| e.at_ms).max().unwrap_or(0) + settle_ms
+}
+
+fn violates_world(mut w: World, opts: &Options) -> Option<u64> {
     w.set_render(false);
     let mut guard = 0u32;
     while w.step().is_some() {
@@ -138,7 +169,7 @@ pub fn with_schedule(base: &Scenario, schedule: &[ScriptEntry], settle_ms: u64) 
     s.pin_zookeeper();
     s.script = schedule.to_vec();
     s.captions.clear();
-    s.end_ms = Some(schedule.iter().map(|e| e.at_ms).max().unwrap_or(0) + settle_ms);
+    s.end_ms = Some(end_of(schedule, settle_ms));
     s
 }
 
@@ -229,6 +260,8 @@ pub struct Explorer {
     /// The batch `run` is working through, and the outcomes it has so far.
     pending: Vec<Candidate>,
     done: Vec<Outcome>,
+    /// The opening world every candidate's world is made from, built on first use.
+    proto: core::cell::OnceCell<Prototype>,
 }
 
 impl Explorer {
@@ -253,7 +286,14 @@ impl Explorer {
             corpus: guided::Corpus::default(),
             pending: Vec::new(),
             done: Vec::new(),
+            proto: core::cell::OnceCell::new(),
         }
+    }
+
+    /// The prototype of the searched cluster with the search's seed and mode: every candidate's
+    /// world is made from it (the same world [`World::with_mode`] builds from the scenario).
+    pub fn prototype(&self) -> &Prototype {
+        self.proto.get_or_init(|| Prototype::new(&self.base, self.opts.seed, self.opts.mode))
     }
 
     /// The cluster searched (ZooKeeper pinned as the search runs it).
@@ -302,9 +342,10 @@ impl Explorer {
                 };
                 self.tried += 1;
                 // The tree judged the schedule; the replay as a scenario decides.
-                if bad && violates(&self.base, &schedule, &self.opts).is_some() {
-                    let seq =
-                        |c: &[Vec<ScriptEntry>]| c.iter().position(|s| violates(&self.base, s, &self.opts).is_some());
+                if bad && violates_on(self.prototype(), &schedule, &self.opts).is_some() {
+                    let seq = |c: &[Vec<ScriptEntry>]| {
+                        c.iter().position(|s| violates_on(self.prototype(), s, &self.opts).is_some())
+                    };
                     let small = shrink_with(&schedule, &seq);
                     self.found = Some(self.counterexample(schedule.len(), small));
                 }
@@ -343,15 +384,15 @@ impl Explorer {
     /// settings); see [`evaluate`], which any thread can call with the explorer's
     /// [`base`](Explorer::base) and [`options`](Explorer::options).
     pub fn evaluate(&self, c: &Candidate) -> Outcome {
-        evaluate(&self.base, &self.opts, c)
+        evaluate_with(Some(self.prototype()), &self.base, &self.opts, c)
     }
 
     /// Takes back a batch's outcomes (in index order; a prefix of the batch is fine): counts
     /// them up to the first violation, updates the corpus, and shrinks a violation, judging
     /// candidates one at a time.
     pub fn absorb(&mut self, outcomes: Vec<Outcome>) -> Option<&Counterexample> {
-        let (base, opts) = (self.base.clone(), self.opts.clone());
-        let seq = move |c: &[Vec<ScriptEntry>]| c.iter().position(|s| violates(&base, s, &opts).is_some());
+        let (proto, opts) = (self.prototype().clone(), self.opts.clone());
+        let seq = move |c: &[Vec<ScriptEntry>]| c.iter().position(|s| violates_on(&proto, s, &opts).is_some());
         self.absorb_with(outcomes, &seq)
     }
 
@@ -376,7 +417,7 @@ impl Explorer {
     }
 
     fn counterexample(&self, original_faults: usize, small: Vec<ScriptEntry>) -> Counterexample {
-        let steps = violates(&self.base, &small, &self.opts).unwrap_or(0);
+        let steps = violates_on(self.prototype(), &small, &self.opts).unwrap_or(0);
         let mut s = with_schedule(&self.base, &small, self.opts.settle_ms);
         s.name = format!("counterexample-{}", self.opts.property.name());
         let shard = match self.opts.shard {
@@ -400,10 +441,13 @@ impl Explorer {
 
 /// Replays `schedule` on `base` and records what the run reached (whether it violates the
 /// property included): the judge of a mutated candidate.
-fn replay(base: &Scenario, schedule: &[ScriptEntry], opts: &Options) -> Facts {
+fn replay(proto: Option<&Prototype>, base: &Scenario, schedule: &[ScriptEntry], opts: &Options) -> Facts {
     let mut facts = Facts::default();
-    let s = with_schedule(base, schedule, opts.settle_ms);
-    let Ok(mut w) = World::with_mode(&s, opts.seed, opts.mode) else { return facts };
+    let w = match proto {
+        Some(p) => world_on(p, schedule, Some(end_of(schedule, opts.settle_ms)), opts),
+        None => World::with_mode(&with_schedule(base, schedule, opts.settle_ms), opts.seed, opts.mode),
+    };
+    let Ok(mut w) = w else { return facts };
     w.set_render(false);
     let mut guard = 0u32;
     while let Some(e) = w.step() {
@@ -431,8 +475,10 @@ fn replay(base: &Scenario, schedule: &[ScriptEntry], opts: &Options) -> Facts {
 /// only such candidates pay for a replay). `prefix` (faults replayed as they are) and `from_ms`
 /// (when injection starts) let a run grow a new tail on a corpus schedule; the batches do not
 /// use that yet (a prefix-plus-tail mutation measured worse over seeds 1-12, see the report of
-/// issue 12's second search round).
+/// issue 12's second search round). With `proto` (a prototype of `base` with the options' seed and
+/// mode), the run's world is made from it.
 fn swarm_run(
+    proto: Option<&Prototype>,
     base: &Scenario,
     opts: &Options,
     seed: u64,
@@ -460,10 +506,16 @@ fn swarm_run(
     // Most runs also finish what they reach: end the leader a landed deposed write named, and
     // bring back an ISR member an ISR removal stranded at leader -1.
     let finish = rng.up_to(3) != 0;
-    let mut s = base.clone();
-    s.script = prefix.to_vec();
-    s.end_ms = Some(u64::MAX / 4);
-    let Ok(mut w) = World::with_mode(&s, opts.seed, opts.mode) else { return (Vec::new(), facts) };
+    let w = match proto {
+        Some(p) => world_on(p, prefix, Some(u64::MAX / 4), opts),
+        None => {
+            let mut s = base.clone();
+            s.script = prefix.to_vec();
+            s.end_ms = Some(u64::MAX / 4);
+            World::with_mode(&s, opts.seed, opts.mode)
+        }
+    };
+    let Ok(mut w) = w else { return (Vec::new(), facts) };
     w.set_render(false);
     let brokers: Vec<NodeId> = base.cluster.brokers.iter().map(|b| NodeId::Broker(*b)).collect();
     let mut out: Vec<ScriptEntry> = prefix.to_vec();
@@ -601,14 +653,28 @@ fn pick(
 /// Runs one candidate of a search of `base` with `opts`: a pure function of its arguments, safe to
 /// call from any thread (the explorer itself holds worlds, which are not `Sync`).
 pub fn evaluate(base: &Scenario, opts: &Options, c: &Candidate) -> Outcome {
+    evaluate_with(None, base, opts, c)
+}
+
+/// [`evaluate`] with every world made from `proto` (a prototype of `base`, [pinned](Scenario::pin_zookeeper),
+/// with the options' seed and mode), as the explorer does; the same outcome.
+pub fn evaluate_on(proto: &Prototype, base: &Scenario, opts: &Options, c: &Candidate) -> Outcome {
+    evaluate_with(Some(proto), base, opts, c)
+}
+
+fn evaluate_with(proto: Option<&Prototype>, base: &Scenario, opts: &Options, c: &Candidate) -> Outcome {
     let (schedule, mut facts) = match &c.kind {
         CandidateKind::Swarm { seed } => {
-            let (schedule, mut facts) = swarm_run(base, opts, *seed, &[], 0);
+            let (schedule, mut facts) = swarm_run(proto, base, opts, *seed, &[], 0);
             // A swarm run is replayed only if its own run went wrong; the replay decides.
-            facts.violated = facts.violated && violates(base, &schedule, opts).is_some();
+            let violated = || match proto {
+                Some(p) => violates_on(p, &schedule, opts).is_some(),
+                None => violates(base, &schedule, opts).is_some(),
+            };
+            facts.violated = facts.violated && violated();
             (schedule, facts)
         }
-        CandidateKind::Replay { schedule } => (schedule.clone(), replay(base, schedule, opts)),
+        CandidateKind::Replay { schedule } => (schedule.clone(), replay(proto, base, schedule, opts)),
     };
     facts.hot.sort_unstable();
     Outcome { index: c.index, schedule, facts }
