@@ -580,12 +580,18 @@ fn cmd_explore(args: &[String]) -> Result<(), Fail> {
     let started = std::time::Instant::now();
     let mut ex = Explorer::new(scenario, opts.clone());
     let (judge_base, judge_opts) = (ex.base().clone(), ex.options().clone());
+    // Each worker builds the opening world once (a `Prototype` holds `Rc`s, so one per thread's
+    // task) and clones it per schedule: the same world `World::with_mode` builds.
+    let proto = || splitbrain_sim::explore::Prototype::new(&judge_base, judge_opts.seed, judge_opts.mode);
     // The shrinker's rounds, judged in parallel: every complement is run, the first (in order)
     // that still violates is kept — the same answer as a sequential ddmin.
     let judge = |cands: &[Vec<ScriptEntry>]| -> Option<usize> {
         let verdicts: Vec<bool> = pool.install(|| {
             use rayon::prelude::*;
-            cands.par_iter().map(|s| splitbrain_sim::explore::violates(&judge_base, s, &judge_opts).is_some()).collect()
+            cands
+                .par_iter()
+                .map_init(proto, |p, s| splitbrain_sim::explore::violates_on(p, s, &judge_opts).is_some())
+                .collect()
         });
         verdicts.iter().position(|v| *v)
     };
@@ -602,7 +608,7 @@ fn cmd_explore(args: &[String]) -> Result<(), Fail> {
                 use rayon::prelude::*;
                 batch
                     .par_iter()
-                    .map(|c| splitbrain_sim::explore::evaluate(&judge_base, &judge_opts, c))
+                    .map_init(proto, |p, c| splitbrain_sim::explore::evaluate_on(p, &judge_base, &judge_opts, c))
                     .collect::<Vec<_>>()
             });
             ex.absorb_with(outcomes, &judge);
