@@ -181,15 +181,22 @@ fn divergences<'a>(
         // same address is the same cache, and the memo never makes the controller copy it.
         let same_cache =
             |d: &Divergence| d.writing == writing && core::ptr::eq(d.leadership.as_ptr(), Rc::as_ptr(leadership));
-        let d = match memo.get(&b.id) {
-            Some(d) if d.version == zk.brokers_version() && same_cache(d) => d.clone(),
+        let d = match memo.remove(&b.id) {
+            Some(d) if d.version == zk.brokers_version() && same_cache(&d) => d,
             prev => {
                 // From the last finding: re-read only the partitions whose state znode moved,
-                // whose cached entry changed, or that started or stopped being written.
-                let base = prev.and_then(|d| Some((d, zk.state_changes_since(d.version)?, log.since(&d.mark)?)));
-                let diffs = match base {
-                    Some((d, changes, written)) => {
-                        let mut diffs = d.diffs.clone();
+                // whose cached entry changed, or that started or stopped being written. The
+                // finding is updated in place (copied only if a cloned world shares it).
+                let base = prev.and_then(|d| {
+                    let changes = zk.state_changes_since(d.version)?;
+                    let written = log.since(&d.mark)?;
+                    Some((d, changes, written))
+                });
+                match base {
+                    Some((mut rc, changes, written)) => {
+                        let d = Rc::make_mut(&mut rc);
+                        let was_empty = d.diffs.is_empty();
+                        let diffs = &mut d.diffs;
                         let mut recheck = |tp: &TopicPartition| match leadership.get(tp) {
                             Some(c) if !writing.contains(tp) && differs(zk, tp, c) => {
                                 diffs.insert(tp.clone());
@@ -202,26 +209,37 @@ fn divergences<'a>(
                         d.writing.iter().chain(writing.iter()).for_each(&mut recheck);
                         // The cached entries written since (the log's), changed or not.
                         written.iter().for_each(&mut recheck);
-                        debug_assert!(diffs.iter().eq(leadership
+                        debug_assert!(d.diffs.iter().eq(leadership
                             .iter()
                             .filter(|(tp, c)| !writing.contains(tp) && differs(zk, tp, c))
                             .map(|(tp, _)| tp)));
-                        diffs
+                        // Without text, an alert is (kind, subject, key): the same while some
+                        // partition differs.
+                        if render || was_empty != d.diffs.is_empty() {
+                            d.alert = cache_divergence(zk, b.id, leadership, &d.diffs, render);
+                        }
+                        d.version = zk.brokers_version();
+                        d.leadership = Rc::downgrade(leadership);
+                        d.mark = log.mark();
+                        d.writing = writing;
+                        rc
                     }
-                    None => leadership
-                        .iter()
-                        .filter(|(tp, c)| !writing.contains(tp) && differs(zk, tp, c))
-                        .map(|(tp, _)| tp.clone())
-                        .collect(),
-                };
-                Rc::new(Divergence {
-                    version: zk.brokers_version(),
-                    leadership: Rc::downgrade(leadership),
-                    mark: log.mark(),
-                    alert: cache_divergence(zk, b.id, leadership, &diffs, render),
-                    diffs,
-                    writing,
-                })
+                    None => {
+                        let diffs: BTreeSet<TopicPartition> = leadership
+                            .iter()
+                            .filter(|(tp, c)| !writing.contains(tp) && differs(zk, tp, c))
+                            .map(|(tp, _)| tp.clone())
+                            .collect();
+                        Rc::new(Divergence {
+                            version: zk.brokers_version(),
+                            leadership: Rc::downgrade(leadership),
+                            mark: log.mark(),
+                            alert: cache_divergence(zk, b.id, leadership, &diffs, render),
+                            diffs,
+                            writing,
+                        })
+                    }
+                }
             }
         };
         out.extend(d.alert.clone());
