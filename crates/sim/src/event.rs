@@ -57,7 +57,7 @@ pub struct Event {
     pub from: Option<NodeId>,
     /// For a message: its category (`zk`, `watch`, `control`, `client`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
+    pub message: Option<alloc::borrow::Cow<'static, str>>,
     /// What kind of step.
     pub kind: EventKind,
     /// The main log line.

@@ -29,7 +29,7 @@ fn decided(e: &Event, w: &World) -> Decided {
         time_ms: e.time_ms,
         node: e.node,
         from: e.from,
-        message: e.message.clone(),
+        message: e.message.as_deref().map(String::from),
         kind: e.kind,
         marks: e.marks.clone(),
         raised: e.alerts_raised.len(),

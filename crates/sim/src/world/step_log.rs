@@ -93,7 +93,7 @@ impl StepLog {
             time_ms,
             node: self.node,
             from: self.from,
-            message: self.message.map(String::from),
+            message: self.message.map(alloc::borrow::Cow::Borrowed),
             kind,
             line,
             details,
