@@ -513,7 +513,7 @@ impl Broker {
         &mut self,
         controller_id: BrokerId,
         controller_epoch: i32,
-        parts: Vec<PartitionStateInfo>,
+        parts: Vec<Rc<PartitionStateInfo>>,
         out: &mut Outbox,
     ) -> bool {
         if controller_epoch < self.controller_epoch {
@@ -996,7 +996,7 @@ mod tests {
     fn leader_and_isr_from_a_stale_controller_epoch_is_rejected_and_changes_nothing() {
         let mut b = broker_at_epoch_8();
         let mut out = Outbox::default();
-        assert!(!b.on_leader_and_isr(3, 7, vec![info(1, 14, &[1, 2], 7)], &mut out));
+        assert!(!b.on_leader_and_isr(3, 7, vec![Rc::new(info(1, 14, &[1, 2], 7))], &mut out));
         assert!(b.partitions.is_empty() && b.owned_offsets_partitions.is_empty());
         assert_eq!(b.controller_epoch, 8);
         let l = out.logs();
@@ -1009,14 +1009,14 @@ mod tests {
     fn leader_and_isr_makes_a_leader_that_loads_its_groups_and_an_older_leader_epoch_is_ignored() {
         let mut b = broker_at_epoch_8();
         let mut out = Outbox::default();
-        assert!(b.on_leader_and_isr(2, 9, vec![info(1, 14, &[1, 2], 9)], &mut out));
+        assert!(b.on_leader_and_isr(2, 9, vec![Rc::new(info(1, 14, &[1, 2], 9))], &mut out));
         assert_eq!(b.controller_epoch, 9, "a newer controller epoch is adopted");
         let lp = &b.partitions[&offsets3()];
         assert!(lp.is_leader && lp.leader_epoch == 14 && lp.isr == vec![1, 2]);
         assert!(b.owned_offsets_partitions.contains(&3), "GroupCoordinator immigration");
         // A request carrying the same leader epoch again is ignored.
         let mut out = Outbox::default();
-        assert!(b.on_leader_and_isr(2, 9, vec![info(2, 14, &[2], 9)], &mut out));
+        assert!(b.on_leader_and_isr(2, 9, vec![Rc::new(info(2, 14, &[2], 9))], &mut out));
         assert!(b.partitions[&offsets3()].is_leader);
         assert!(out.logs()[0].1.contains("since its leader epoch 14 is not higher than the current leader epoch 14"));
     }
@@ -1025,9 +1025,9 @@ mod tests {
     fn a_leader_told_leader_minus_1_keeps_acting_as_leader_and_coordinator() {
         let mut b = broker_at_epoch_8();
         let mut out = Outbox::default();
-        b.on_leader_and_isr(3, 8, vec![info(1, 14, &[1, 2], 8)], &mut out);
+        b.on_leader_and_isr(3, 8, vec![Rc::new(info(1, 14, &[1, 2], 8))], &mut out);
         let mut out = Outbox::default();
-        assert!(b.on_leader_and_isr(3, 8, vec![info(NO_LEADER, 15, &[2], 8)], &mut out));
+        assert!(b.on_leader_and_isr(3, 8, vec![Rc::new(info(NO_LEADER, 15, &[2], 8))], &mut out));
         assert!(out.logs()[0].1.contains("cannot become follower for partition __consumer_offsets-3 since the new leader -1 is unavailable; local state unchanged (still acting as its leader)"));
         let lp = &b.partitions[&offsets3()];
         assert!(lp.is_leader && lp.leader_epoch == 14);
@@ -1111,7 +1111,7 @@ mod tests {
         b.zk.session = Some(5);
         b.zk.state = ConnState::Connected;
         let mut out = Outbox::default();
-        assert!(b.on_leader_and_isr(3, 8, vec![info(1, 14, &[1, 2], 8)], &mut out));
+        assert!(b.on_leader_and_isr(3, 8, vec![Rc::new(info(1, 14, &[1, 2], 8))], &mut out));
         let only_me = |_: &TopicPartition, r: BrokerId| r == 1;
         assert_eq!(b.isr_check_due(&only_me, &cfg), Some(cfg.replica_lag_ms), "the first shrink");
         for run in 0..3 {

@@ -127,8 +127,8 @@ pub enum Payload {
         controller_id: BrokerId,
         /// Its epoch (request level).
         controller_epoch: i32,
-        /// Partitions.
-        partitions: Vec<PartitionStateInfo>,
+        /// Partitions (one state shared by every broker told, as the controller builds it once).
+        partitions: Vec<alloc::rc::Rc<PartitionStateInfo>>,
     },
     /// `UpdateMetadataRequest`.
     UpdateMetadata {

@@ -11,7 +11,7 @@ use alloc::vec::Vec;
 #[derive(Clone, PartialEq, Eq, Debug, Default, Hash)]
 pub(super) struct Batch {
     /// `leaderAndIsrRequestMap`: per broker, the partitions it is told about.
-    pub(super) lai: BTreeMap<BrokerId, BTreeMap<TopicPartition, PartitionStateInfo>>,
+    pub(super) lai: BTreeMap<BrokerId, BTreeMap<TopicPartition, Rc<PartitionStateInfo>>>,
     /// `updateMetadataRequestPartitionInfoMap`: partitions every live broker is told about.
     pub(super) um: BTreeSet<TopicPartition>,
 }
@@ -26,6 +26,7 @@ impl Controller {
     /// `addLeaderAndIsrRequestForBrokers`: LeaderAndIsr to `brokers`, UpdateMetadata to all.
     pub(super) fn add_lai(&mut self, brokers: &[BrokerId], tp: &TopicPartition) {
         if let Some(info) = self.info(tp) {
+            let info = Rc::new(info);
             for b in brokers {
                 self.batch.lai.entry(*b).or_default().insert(tp.clone(), info.clone());
             }
