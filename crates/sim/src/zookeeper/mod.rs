@@ -959,7 +959,27 @@ impl DataTree {
     }
 
     fn apply_multi(&mut self, session: SessionId, ops: &[MultiOp], events: &mut Vec<WatchEvent>) -> ZkResult {
-        // Validate against a scratch copy so the transaction is all-or-nothing.
+        if independent(ops) {
+            // Debug builds check the shortcut against the scratch copy.
+            #[cfg(debug_assertions)]
+            let reference = {
+                let (mut tree, mut ev) = (self.clone(), Vec::new());
+                let r = tree.apply_scratch(session, ops, &mut ev);
+                (tree, ev, r)
+            };
+            let at = events.len();
+            let r = self.apply_independent(session, ops, events);
+            #[cfg(debug_assertions)]
+            debug_assert!(reference == (self.clone(), events[at..].to_vec(), r.clone()), "multi shortcut");
+            let _ = at;
+            return r;
+        }
+        self.apply_scratch(session, ops, events)
+    }
+
+    /// `multi` with each op checked against the tree as the ops before it left it, on a scratch
+    /// copy, so the transaction is all-or-nothing.
+    fn apply_scratch(&mut self, session: SessionId, ops: &[MultiOp], events: &mut Vec<WatchEvent>) -> ZkResult {
         let mut scratch = self.clone();
         let mut scratch_events = Vec::new();
         for (index, op) in ops.iter().enumerate() {
@@ -992,6 +1012,69 @@ impl DataTree {
         events.extend(scratch_events);
         ZkResult::MultiOk
     }
+
+    /// [`DataTree::apply_multi`] for ops that cannot see each other's effects ([`independent`]):
+    /// each op's check reads the tree as it was, so all are checked first (the first failure in
+    /// order is the answer, as with a scratch copy) and then applied in place, in order. The
+    /// result, tree and events are those of the scratch path, without copying the tree.
+    fn apply_independent(&mut self, session: SessionId, ops: &[MultiOp], events: &mut Vec<WatchEvent>) -> ZkResult {
+        for (index, op) in ops.iter().enumerate() {
+            let r = match op {
+                MultiOp::Check { path, version } | MultiOp::SetData { path, version, .. } => {
+                    self.check_version(path, *version)
+                }
+                MultiOp::Create { path, .. } => self.check_create(path, true),
+                MultiOp::Delete { path, version } => self.check_version(path, *version).and_then(|_| {
+                    if self.children(path).is_empty() {
+                        Ok(())
+                    } else {
+                        Err(ZkError::NotEmpty)
+                    }
+                }),
+            };
+            if let Err(code) = r {
+                return ZkResult::MultiFailed { index, code };
+            }
+        }
+        for op in ops {
+            match op {
+                MultiOp::Check { .. } => {}
+                MultiOp::SetData { path, data, .. } => {
+                    self.do_set(path, data.clone(), events);
+                }
+                MultiOp::Create { path, data, ephemeral, .. } => {
+                    self.do_create(path, data.clone(), ephemeral.then_some(session), events);
+                }
+                MultiOp::Delete { path, .. } => {
+                    self.zxid += 1;
+                    self.remove_node(path, events);
+                }
+            }
+        }
+        ZkResult::MultiOk
+    }
+}
+
+/// Whether no op of a `multi` can change what another op checks: every path differs and none is
+/// an ancestor of another (a create or delete changes only its parent's children, a setData only
+/// its own version), and no create is sequential (its name reads the parent's child count).
+fn independent(ops: &[MultiOp]) -> bool {
+    fn path(op: &MultiOp) -> &str {
+        match op {
+            MultiOp::Check { path, .. }
+            | MultiOp::SetData { path, .. }
+            | MultiOp::Create { path, .. }
+            | MultiOp::Delete { path, .. } => path,
+        }
+    }
+    let above = |a: &str, b: &str| b.len() > a.len() && b.starts_with(a) && (a == "/" || b.as_bytes()[a.len()] == b'/');
+    ops.iter().enumerate().all(|(i, a)| {
+        !matches!(a, MultiOp::Create { sequential: true, .. })
+            && ops[i + 1..].iter().all(|b| {
+                let (pa, pb) = (path(a), path(b));
+                pa != pb && !above(pa, pb) && !above(pb, pa)
+            })
+    })
 }
 
 #[cfg(test)]
@@ -1072,6 +1155,36 @@ mod tests {
         ];
         assert_eq!(zk.apply(a, &ZkOp::Multi { ops }, 3).0, ZkResult::MultiOk);
         assert_eq!(zk.get("/s").unwrap().stat.version, 1);
+    }
+
+    #[test]
+    fn a_multi_whose_ops_see_each_other_is_checked_in_order() {
+        let (mut zk, a, _) = server();
+        zk.apply(a, &create("/p", false), 1);
+        zk.apply(a, &create("/p/c", false), 1);
+        let del = |path: &str| MultiOp::Delete { path: path.into(), version: -1 };
+        // Independent ops take the shortcut; ops on a path and its parent do not.
+        assert!(independent(&[del("/p/c"), del("/q")]));
+        assert!(!independent(&[del("/p/c"), del("/p")]));
+        assert!(!independent(&[del("/p"), del("/p")]));
+        assert!(independent(&[del("/p"), del("/pq")]));
+        // The parent is empty once its child's delete, earlier in the same multi, is applied.
+        assert_eq!(zk.apply(a, &ZkOp::Multi { ops: vec![del("/p/c"), del("/p")] }, 2).0, ZkResult::MultiOk);
+        assert!(zk.get("/p").is_none());
+        // In the other order the parent still has its child: nothing is applied.
+        zk.apply(a, &create("/p", false), 3);
+        zk.apply(a, &create("/p/c", false), 3);
+        assert_eq!(
+            zk.apply(a, &ZkOp::Multi { ops: vec![del("/p"), del("/p/c")] }, 4).0,
+            ZkResult::MultiFailed { index: 0, code: ZkError::NotEmpty }
+        );
+        assert!(zk.get("/p/c").is_some());
+        // Independent deletes: a failure at the second leaves the first undone.
+        assert_eq!(
+            zk.apply(a, &ZkOp::Multi { ops: vec![del("/p/c"), del("/missing")] }, 5).0,
+            ZkResult::MultiFailed { index: 1, code: ZkError::NoNode }
+        );
+        assert!(zk.get("/p/c").is_some());
     }
 
     #[test]
