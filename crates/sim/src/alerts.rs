@@ -159,7 +159,7 @@ fn leaderless_of(zk: &DataTree, set: &BTreeSet<TopicPartition>, render: bool, ou
 /// (and the tree) known unchanged since the memo was made, whose finding is taken as it is.
 fn divergences<'a>(
     zk: &DataTree,
-    brokers: impl Iterator<Item = &'a Rc<Broker>>,
+    brokers: impl Iterator<Item = &'a Rc<Broker>> + Clone,
     memo: &mut DivergenceMemo,
     unchanged: Option<&dyn Fn(BrokerId) -> bool>,
     render: bool,
@@ -167,9 +167,10 @@ fn divergences<'a>(
 ) {
     // The memo is updated in place: an entry is replaced when its controller's finding is, and
     // the entries of brokers no longer acting are dropped at the end.
-    let mut seen: Vec<BrokerId> = Vec::new();
-    for b in brokers.filter(|b| b.alive && b.is_active() && b.controller.ctx.loaded) {
-        seen.push(b.id);
+    let finding = |b: &&Rc<Broker>| b.alive && b.is_active() && b.controller.ctx.loaded;
+    let mut seen = 0;
+    for b in brokers.clone().filter(finding) {
+        seen += 1;
         if let (Some(d), Some(true)) = (memo.get(&b.id), unchanged.map(|u| u(b.id))) {
             out.extend(d.alert.clone());
             continue;
@@ -245,7 +246,8 @@ fn divergences<'a>(
         out.extend(d.alert.clone());
         memo.insert(b.id, d);
     }
-    if memo.len() != seen.len() {
+    if memo.len() != seen {
+        let seen: Vec<BrokerId> = brokers.filter(finding).map(|b| b.id).collect();
         memo.retain(|id, _| seen.contains(id));
     }
 }
