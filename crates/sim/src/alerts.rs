@@ -263,6 +263,8 @@ pub(crate) struct Touched {
     pub net: bool,
     /// A ZooKeeper server's handler ran.
     pub zk: bool,
+    /// The ZooKeeper servers whose handler ran, in first-touch order.
+    pub zk_servers: Vec<crate::ids::NodeId>,
 }
 
 impl Touched {
@@ -279,6 +281,7 @@ impl Touched {
         self.consumers = false;
         self.net = false;
         self.zk = false;
+        self.zk_servers.clear();
     }
 }
 

@@ -75,6 +75,7 @@ impl World {
             touched: alerts::Touched::default(),
             isr_seen: BTreeMap::new(),
             relay_seen: BTreeMap::new(),
+            relay_zk_seen: BTreeMap::new(),
             isr_links: Vec::new(),
             last_dropped: Vec::new(),
             last_delivered: None,

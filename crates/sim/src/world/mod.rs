@@ -77,6 +77,9 @@ pub struct World {
     isr_seen: BTreeMap<BrokerId, IsrSeen>,
     /// What each broker last showed the ZooKeeper relay (see [`RelayKey`]).
     relay_seen: BTreeMap<BrokerId, RelayKey>,
+    /// [`ZkServerNode::hash_relay_inputs`] of each server when a step last touched it (a derived
+    /// cache, deciding nothing the state does not).
+    relay_zk_seen: BTreeMap<NodeId, u64>,
     /// Whether each pair of brokers (in id order) was linked both ways when a step last changed
     /// the network: what the ISR checks read of it.
     isr_links: Vec<bool>,
@@ -455,6 +458,9 @@ impl World {
         let links = ZkLinks { net: &self.net, brokers: &self.brokers };
         let r = f(self.plane.zk_node_mut(server)?, self.now, &links, &mut out);
         self.touched.zk = true;
+        if !self.touched.zk_servers.contains(&server) {
+            self.touched.zk_servers.push(server);
+        }
         self.route(server, out, log);
         Some(r)
     }
@@ -825,8 +831,12 @@ impl World {
                 };
             }
         }
-        if self.touched.zk || self.touched.net || relay_moved {
+        // Of a ZooKeeper server, the relay reads what [`ZkServerNode::hash_relay_inputs`] feeds: a
+        // server whose handler ran without moving it gives the relay nothing new either.
+        if self.zk_relay_moved() || self.touched.net || relay_moved {
             self.sync_zk_relay(log);
+            // Remember the servers as the relay left them.
+            self.zk_relay_moved();
         } else {
             debug_assert!(self.relay_idle(), "the ZooKeeper relay skipped with work to do");
         }
@@ -901,6 +911,29 @@ impl World {
         }
         let moved = now != self.isr_links;
         self.isr_links = now;
+        moved
+    }
+
+    /// Whether what the relay reads of a ZooKeeper server whose handler ran this step moved since
+    /// it was last looked at; remembers it as it is now.
+    fn zk_relay_moved(&mut self) -> bool {
+        use core::hash::Hasher;
+        let Some(servers) = self.plane.zk_servers() else { return false };
+        let mut moved = false;
+        for id in &self.touched.zk_servers {
+            let fp = servers.get(id).map(|z| {
+                let mut h = Mix(0);
+                z.hash_relay_inputs(&mut h);
+                h.finish()
+            });
+            if self.relay_zk_seen.get(id) != fp.as_ref() {
+                moved = true;
+                match fp {
+                    Some(fp) => self.relay_zk_seen.insert(*id, fp),
+                    None => self.relay_zk_seen.remove(id),
+                };
+            }
+        }
         moved
     }
 

@@ -113,6 +113,7 @@ impl World {
             isr_seen: _,
             // What the brokers last showed the ZooKeeper relay: likewise a function of their state.
             relay_seen: _,
+            relay_zk_seen: _,
             // The broker links as the ISR checks last read them: a function of the network.
             isr_links: _,
             // Text or not: the same decisions either way (tests/render.rs).

@@ -519,6 +519,27 @@ impl ZkServerNode {
         }
     }
 
+    /// Feeds `h` everything [`relayed_touches`] and [`ZkServerNode::touches_changed`] read of this
+    /// server: its role, epoch and sync, the followers it heard, its clients, its live sessions
+    /// and what it last relayed. While no server's inputs moved (nor a link or a broker's
+    /// session), the relay has nothing new to do (the world skips it; debug builds check).
+    pub(crate) fn hash_relay_inputs(&self, h: &mut impl core::hash::Hasher) {
+        use core::hash::Hash;
+        (self.id, self.role, self.synced, self.epoch).hash(h);
+        h.write_usize(self.heard.len());
+        self.heard.keys().for_each(|k| k.hash(h));
+        h.write_usize(self.clients.len());
+        self.clients.iter().for_each(|c| c.hash(h));
+        let mut live = 0usize;
+        self.tracker.live().for_each(|s| {
+            live += 1;
+            s.hash(h)
+        });
+        h.write_usize(live);
+        h.write_usize(self.relay.len());
+        self.relay.iter().for_each(|r| r.hash(h));
+    }
+
     /// Whether [`ZkServerNode::on_touches`] would change anything (so the world can skip it).
     pub fn touches_changed(&self, touched: &BTreeMap<SessionId, NodeId>) -> bool {
         self.role == Role::Leading
