@@ -509,7 +509,7 @@ pub fn check_kraft<'a>(
     }
     let img = k.image();
     let live = img.live();
-    for (tp, p) in &img.partitions {
+    for (tp, p) in img.partitions.iter() {
         leaderless(|| tp.clone(), p.leader, &p.isr, &live, "unfenced", render, &mut out);
     }
     no_coordinator(consumers, render, &mut out);

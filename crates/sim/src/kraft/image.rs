@@ -3,7 +3,11 @@
 //! publishes that image to the broker's metadata cache, its `ReplicaManager` (local partitions)
 //! and its group coordinator (the `__consumer_offsets` partitions it leads).
 use super::record::{Image, Part, Record};
-use crate::broker::Broker;
+use crate::broker::{Broker, LocalPartition};
+use crate::ids::BrokerId;
+use crate::scenario::OFFSETS_TOPIC;
+use alloc::collections::BTreeSet;
+use alloc::rc::Rc;
 use crate::message::PartitionStateInfo;
 use alloc::format;
 use alloc::string::String;
@@ -25,46 +29,122 @@ impl Part {
     }
 }
 
-/// `BrokerMetadataPublisher`: rebuilds `br`'s metadata cache, local partitions and owned offsets
-/// partitions from `img` (the whole image each time: a KRaft broker keeps no state of its own
-/// beside it).
+/// `BrokerMetadataPublisher`: brings `br`'s metadata cache, local partitions and owned offsets
+/// partitions to what `img` says (the whole image each time: a KRaft broker keeps no state of its
+/// own beside it). The result is [`Broker::load_metadata`] of the whole image; an entry that
+/// already says what the image says is kept as it is rather than rebuilt.
 pub fn publish(img: &Image, br: &mut Broker) {
-    br.load_metadata(img.live(), img.partitions.iter().map(|(tp, p)| (tp.clone(), p.info(tp))).collect());
+    #[cfg(debug_assertions)]
+    let mut full = br.clone();
+    publish_in_place(img, br);
+    #[cfg(debug_assertions)]
+    {
+        full.load_metadata(img.live(), img.partitions.iter().map(|(tp, p)| (tp.clone(), p.info(tp))).collect());
+        debug_assert!(full == *br, "publishing in place differs from loading the whole image");
+    }
 }
 
-/// What applying one batch of committed records did, as log lines.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct Applied {
-    /// The listener's line.
-    pub line: String,
-    /// The group coordinator's line, when the offsets partitions it leads changed.
-    pub coordinator: Option<String>,
+fn publish_in_place(img: &Image, br: &mut Broker) {
+    let cache = &br.metadata.partitions;
+    if cache.len() != img.partitions.len() || cache.keys().zip(img.partitions.keys()).any(|(a, b)| a != b) {
+        br.load_metadata(img.live(), img.partitions.iter().map(|(tp, p)| (tp.clone(), p.info(tp))).collect());
+        return;
+    }
+    let me = br.id;
+    let mut moved = false;
+    let mut local = 0;
+    let mut owned = BTreeSet::new();
+    for ((tp, p), (_, cached)) in img.partitions.iter().zip(br.metadata.partitions.iter_mut()) {
+        if !p.says(cached) {
+            *cached = Rc::new(p.info(tp));
+        }
+        if p.replicas.contains(&me) {
+            local += 1;
+            match br.partitions.get_mut(tp) {
+                Some(l) if p.is_local(l, me) => {}
+                Some(l) => {
+                    *l = LocalPartition::from_info(cached, me);
+                    moved = true;
+                }
+                None => {
+                    br.partitions.insert(tp.clone(), LocalPartition::from_info(cached, me));
+                    moved = true;
+                }
+            }
+        }
+        if p.leader == me && tp.topic == OFFSETS_TOPIC {
+            owned.insert(tp.partition);
+        }
+    }
+    if br.partitions.len() != local {
+        br.partitions.retain(|tp, _| img.partitions.get(tp).is_some_and(|p| p.replicas.contains(&me)));
+        moved = true;
+    }
+    if moved {
+        br.partitions_stamp.0 += 1;
+    }
+    if owned != br.owned_offsets_partitions {
+        br.owned_offsets_partitions = owned;
+    }
+    let live = img.live();
+    if live != br.metadata.alive {
+        br.metadata.alive = live;
+    }
 }
 
-/// `BrokerMetadataListener.handleCommit`: applies `records` (committed, from `from_offset`) to
-/// the broker's image `img`, then [`publish`]es it to `br`.
-pub fn apply_records(img: &mut Image, br: &mut Broker, from_offset: u64, records: &[Record]) -> Applied {
-    let b = br.id;
+impl Part {
+    /// The metadata cache's entry `i` is [`Part::info`] of this partition.
+    fn says(&self, i: &PartitionStateInfo) -> bool {
+        i.leader == self.leader
+            && i.leader_epoch == self.leader_epoch
+            && i.isr == self.isr
+            && i.zk_version == self.partition_epoch
+            && i.controller_epoch == 0
+            && i.replicas == self.replicas
+    }
+
+    /// Broker `me`'s local replica `l` is what [`LocalPartition::from_info`] makes of this
+    /// partition.
+    fn is_local(&self, l: &LocalPartition, me: BrokerId) -> bool {
+        l.leader == self.leader
+            && l.leader_epoch == self.leader_epoch
+            && l.isr == self.isr
+            && l.zk_version == self.partition_epoch
+            && l.controller_epoch == 0
+            && l.replicas == self.replicas
+            && l.is_leader == (self.leader == me)
+            && l.isr_write_failed_at.is_none()
+            && l.isr_refusals == 0
+    }
+}
+
+/// `BrokerMetadataListener.handleCommit`: applies `records` (committed) to the broker's image
+/// `img`, then [`publish`]es it to `br`. Returns whether the offsets partitions its group
+/// coordinator leads changed ([`coordinator_line`] says how).
+pub fn apply_records(img: &mut Image, br: &mut Broker, records: &[Record]) -> bool {
     for r in records {
         img.apply(r);
     }
     let leaders_before = br.owned_offsets_partitions.clone();
     publish(img, br);
+    leaders_before != br.owned_offsets_partitions
+}
+
+/// The listener's line for a batch of `records` from `from_offset` applied at broker `b`.
+pub fn applied_line(b: BrokerId, from_offset: u64, records: &[Record]) -> String {
     let interesting: Vec<String> = records
         .iter()
         .filter(|r| !matches!(r, Record::Partition { .. }) || records.len() < 4)
         .map(|r| r.describe())
         .collect();
-    let line = format!(
+    format!(
         "[BrokerMetadataListener id={b}] Applied {} committed record(s) from offset {from_offset}{}",
         records.len(),
         if interesting.is_empty() { String::new() } else { format!(": {}", interesting.join("; ")) }
-    );
-    let coordinator = (leaders_before != br.owned_offsets_partitions).then(|| {
-        format!(
-            "[GroupCoordinator {b}] now coordinates __consumer_offsets partitions {:?}",
-            br.owned_offsets_partitions
-        )
-    });
-    Applied { line, coordinator }
+    )
+}
+
+/// The group coordinator's line when the offsets partitions `br` leads changed.
+pub fn coordinator_line(br: &Broker) -> String {
+    format!("[GroupCoordinator {}] now coordinates __consumer_offsets partitions {:?}", br.id, br.owned_offsets_partitions)
 }

@@ -406,7 +406,7 @@ impl Kraft {
         let img = v.image.clone();
         let mut recs = alloc::vec![Record::FenceBroker { broker }];
         let live: BTreeSet<BrokerId> = img.live().into_iter().filter(|b| *b != broker).collect();
-        for (tp, p) in &img.partitions {
+        for (tp, p) in img.partitions.iter() {
             if !p.isr.contains(&broker) && p.leader != broker {
                 continue;
             }
@@ -440,7 +440,7 @@ impl Kraft {
         let mut live = img.live();
         live.insert(broker);
         let mut recs = alloc::vec![Record::UnfenceBroker { broker }];
-        for (tp, p) in &img.partitions {
+        for (tp, p) in img.partitions.iter() {
             if p.leader == NO_LEADER {
                 if let Some(l) = p.replicas.iter().copied().find(|r| p.isr.contains(r) && live.contains(r)) {
                     recs.push(Record::Partition {
@@ -707,8 +707,7 @@ impl Voter {
 
     fn advance_commit(&mut self, to: usize) {
         while self.commit < to {
-            let r = self.log[self.commit].record.clone();
-            self.image.apply(&r);
+            self.image.apply(&self.log[self.commit].record);
             self.commit += 1;
         }
     }

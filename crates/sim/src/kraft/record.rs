@@ -4,6 +4,7 @@
 use crate::ids::{fmt_ids, BrokerId, TopicPartition};
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
+use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
@@ -94,6 +95,11 @@ pub struct Part {
 }
 
 /// The metadata image: the fold of the committed log.
+///
+/// The partitions are shared, copy-on-write (as Kafka's `MetadataImage` is immutable and a delta
+/// builds the next one): the voters' and brokers' images, and every clone of a world, share one
+/// map until one of them applies a record, which copies the map's spine but not the unchanged
+/// partitions.
 #[derive(Clone, PartialEq, Eq, Debug, Default, Hash)]
 pub struct Image {
     /// Registered brokers.
@@ -101,7 +107,7 @@ pub struct Image {
     /// Fenced brokers.
     pub fenced: BTreeSet<BrokerId>,
     /// Partitions.
-    pub partitions: BTreeMap<TopicPartition, Part>,
+    pub partitions: Rc<BTreeMap<TopicPartition, Rc<Part>>>,
 }
 
 impl Image {
@@ -119,16 +125,21 @@ impl Image {
                 self.fenced.remove(broker);
             }
             Record::Partition { tp, replicas, isr, leader, leader_epoch, partition_epoch } => {
-                self.partitions.insert(
-                    tp.clone(),
-                    Part {
-                        replicas: replicas.clone(),
-                        isr: isr.clone(),
-                        leader: *leader,
-                        leader_epoch: *leader_epoch,
-                        partition_epoch: *partition_epoch,
-                    },
-                );
+                let part = Part {
+                    replicas: replicas.clone(),
+                    isr: isr.clone(),
+                    leader: *leader,
+                    leader_epoch: *leader_epoch,
+                    partition_epoch: *partition_epoch,
+                };
+                let partitions = Rc::make_mut(&mut self.partitions);
+                match partitions.get_mut(tp) {
+                    Some(p) if **p == part => {}
+                    Some(p) => *p = Rc::new(part),
+                    None => {
+                        partitions.insert(tp.clone(), Rc::new(part));
+                    }
+                }
             }
         }
     }

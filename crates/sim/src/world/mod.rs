@@ -571,13 +571,14 @@ impl World {
                 log.kind = EventKind::ControlRequest;
                 if let Payload::MetadataRecords { from_offset, records } = m.payload {
                     let mut img = self.plane.images_mut().and_then(|i| i.remove(&b)).unwrap_or_default();
-                    let applied = kraft::image::apply_records(&mut img, self.broker_mut(b), from_offset, &records);
+                    let moved = kraft::image::apply_records(&mut img, self.broker_mut(b), &records);
                     if let Some(images) = self.plane.images_mut() {
                         images.insert(b, img);
                     }
-                    log.set_line(applied.line);
-                    if let Some(line) = applied.coordinator {
-                        log.push(EventKind::Info, line);
+                    log.set_line(|| kraft::image::applied_line(b, from_offset, &records));
+                    if moved {
+                        let br = &self.brokers[&b];
+                        log.push(EventKind::Info, || kraft::image::coordinator_line(br));
                     }
                 }
             }
