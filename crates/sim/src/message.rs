@@ -223,7 +223,7 @@ pub enum Payload {
         /// Offset of the first record.
         from_offset: u64,
         /// Records.
-        records: alloc::vec::Vec<crate::kraft::record::Record>,
+        records: alloc::vec::Vec<alloc::rc::Rc<crate::kraft::record::Record>>,
     },
 }
 

@@ -121,7 +121,7 @@ impl Part {
 /// `BrokerMetadataListener.handleCommit`: applies `records` (committed) to the broker's image
 /// `img`, then [`publish`]es it to `br`. Returns whether the offsets partitions its group
 /// coordinator leads changed ([`coordinator_line`] says how).
-pub fn apply_records(img: &mut Image, br: &mut Broker, records: &[Record]) -> bool {
+pub fn apply_records(img: &mut Image, br: &mut Broker, records: &[Rc<Record>]) -> bool {
     for r in records {
         img.apply(r);
     }
@@ -131,10 +131,10 @@ pub fn apply_records(img: &mut Image, br: &mut Broker, records: &[Record]) -> bo
 }
 
 /// The listener's line for a batch of `records` from `from_offset` applied at broker `b`.
-pub fn applied_line(b: BrokerId, from_offset: u64, records: &[Record]) -> String {
+pub fn applied_line(b: BrokerId, from_offset: u64, records: &[Rc<Record>]) -> String {
     let interesting: Vec<String> = records
         .iter()
-        .filter(|r| !matches!(r, Record::Partition { .. }) || records.len() < 4)
+        .filter(|r| !matches!(***r, Record::Partition { .. }) || records.len() < 4)
         .map(|r| r.describe())
         .collect();
     format!(

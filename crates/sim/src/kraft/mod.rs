@@ -37,6 +37,7 @@ use crate::message::Payload;
 use crate::scenario::Config;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
+use alloc::rc::Rc;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
@@ -188,22 +189,22 @@ impl Kraft {
     /// A settled quorum: q1 leads epoch 1; every broker registered and unfenced; every partition
     /// led by its first replica with the full ISR.
     pub fn new(cfg: &Config) -> Self {
-        let mut log = alloc::vec![Entry { epoch: 1, record: Record::LeaderChange { leader: 1, epoch: 1 } }];
+        let mut log = alloc::vec![Entry { epoch: 1, record: Rc::new(Record::LeaderChange { leader: 1, epoch: 1 }) }];
         for b in &cfg.brokers {
-            log.push(Entry { epoch: 1, record: Record::RegisterBroker { broker: *b } });
+            log.push(Entry { epoch: 1, record: Rc::new(Record::RegisterBroker { broker: *b }) });
         }
         for (tp, replicas) in &cfg.assignment {
             let (le, _) = cfg.initial[tp];
             log.push(Entry {
                 epoch: 1,
-                record: Record::Partition {
+                record: Rc::new(Record::Partition {
                     tp: tp.clone(),
                     replicas: replicas.clone(),
                     isr: replicas.clone(),
                     leader: replicas[0],
                     leader_epoch: le,
                     partition_epoch: le,
-                },
+                }),
             });
         }
         let mut image = Image::default();
@@ -323,7 +324,7 @@ impl Kraft {
                     && img.fenced.contains(&b)
                     && !self.voters[&a].log[self.voters[&a].commit..]
                         .iter()
-                        .any(|e| e.record == Record::UnfenceBroker { broker: b })
+                        .any(|e| *e.record == Record::UnfenceBroker { broker: b })
                 {
                     self.unfence(a, b, &mut out);
                 }
@@ -467,7 +468,7 @@ impl Kraft {
         let v = self.voters.get_mut(&id).expect("voter");
         let epoch = v.epoch;
         for r in recs {
-            v.log.push(Entry { epoch, record: r });
+            v.log.push(Entry { epoch, record: Rc::new(r) });
         }
         let n = v.log.len();
         v.matched.insert(id, n);
@@ -510,7 +511,7 @@ impl Kraft {
         for (b, _) in reach.brokers() {
             let sent = v.sent_to_broker.get(&b).copied().unwrap_or(0);
             if sent < v.commit && reach.contact(b, id) {
-                let records: Vec<Record> = v.log[sent..v.commit].iter().map(|e| e.record.clone()).collect();
+                let records: Vec<Rc<Record>> = v.log[sent..v.commit].iter().map(|e| e.record.clone()).collect();
                 out.send(NodeId::Broker(b), Payload::MetadataRecords { from_offset: sent as u64, records });
                 v.sent_to_broker.insert(b, v.commit);
             }

@@ -75,8 +75,9 @@ impl Record {
 pub struct Entry {
     /// Epoch it was appended in.
     pub epoch: u32,
-    /// The record.
-    pub record: Record,
+    /// The record, shared: the leader's log, its followers' copies, the appends that carry it and
+    /// the batches pushed to brokers hold one record, never a copy.
+    pub record: Rc<Record>,
 }
 
 /// A partition in the metadata image.

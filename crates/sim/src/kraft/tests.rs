@@ -227,7 +227,7 @@ fn a_majority_of_votes_makes_the_candidate_leader_and_then_active_controller() {
     // Its LeaderChange record of epoch 2 is committed by q3's acknowledgement
     // (`LeaderState.maybeUpdateHighWatermark`): only then is it the active controller.
     let v2 = &s.k.voters[&2];
-    assert_eq!(v2.log[v2.commit - 1], Entry { epoch: 2, record: Record::LeaderChange { leader: 2, epoch: 2 } });
+    assert_eq!(v2.log[v2.commit - 1], Entry { epoch: 2, record: Record::LeaderChange { leader: 2, epoch: 2 }.into() });
     assert_eq!(s.k.voters[&3].role, Role::Follower);
     assert_eq!(s.k.voters[&3].commit, v2.commit);
     assert!(s.said(2, EventKind::ControllerElected, "Active controller for epoch 2"));
@@ -286,7 +286,7 @@ fn a_broker_silent_for_the_session_timeout_is_fenced_with_its_partitions_moved_i
 
     // One batch: the fence record then one PartitionChange per affected partition, appended
     // together and shipped to each follower in one RaftAppend.
-    let batch: Vec<Record> = s.k.voters[&1].log[before..].iter().map(|e| e.record.clone()).collect();
+    let batch: Vec<Record> = s.k.voters[&1].log[before..].iter().map(|e| (*e.record).clone()).collect();
     assert_eq!(batch[0], Record::FenceBroker { broker: 3 });
     let moved: Vec<_> = batch[1..]
         .iter()
@@ -302,7 +302,7 @@ fn a_broker_silent_for_the_session_timeout_is_fenced_with_its_partitions_moved_i
     for o in [2, 3] {
         let appends = s.sent(q(1), q(o), |p| matches!(p, Payload::RaftAppend { .. }));
         let [Payload::RaftAppend { entries, .. }] = &appends[..] else { panic!("one append to q{o}: {appends:?}") };
-        assert_eq!(entries.iter().map(|e| e.record.clone()).collect::<Vec<_>>(), batch);
+        assert_eq!(entries.iter().map(|e| (*e.record).clone()).collect::<Vec<_>>(), batch);
     }
 
     // Once committed, the image has broker 3 fenced and no partition led by it.
