@@ -197,14 +197,7 @@ impl Kraft {
             let (le, _) = cfg.initial[tp];
             log.push(Entry {
                 epoch: 1,
-                record: Rc::new(Record::Partition {
-                    tp: tp.clone(),
-                    replicas: replicas.clone(),
-                    isr: replicas.clone(),
-                    leader: replicas[0],
-                    leader_epoch: le,
-                    partition_epoch: le,
-                }),
+                record: Rc::new(Record::partition(tp.clone(), replicas.clone(), replicas.clone(), replicas[0], le, le)),
             });
         }
         let mut image = Image::default();
@@ -420,14 +413,8 @@ impl Kraft {
             } else {
                 p.leader
             };
-            recs.push(Record::Partition {
-                tp: tp.clone(),
-                replicas: p.replicas.clone(),
-                isr,
-                leader,
-                leader_epoch: if leader != p.leader { p.leader_epoch + 1 } else { p.leader_epoch },
-                partition_epoch: p.partition_epoch + 1,
-            });
+            let leader_epoch = if leader != p.leader { p.leader_epoch + 1 } else { p.leader_epoch };
+            recs.push(Record::partition(tp.clone(), p.replicas.clone(), isr, leader, leader_epoch, p.partition_epoch + 1));
         }
         out.log(EventKind::LeaderChange,
             || format!("[QuorumController id=q{id}] Fencing broker {broker}: no heartbeat for {BROKER_SESSION_MS} ms; {} partition change(s) in the same batch", recs.len() - 1),
@@ -444,14 +431,8 @@ impl Kraft {
         for (tp, p) in img.partitions.iter() {
             if p.leader == NO_LEADER {
                 if let Some(l) = p.replicas.iter().copied().find(|r| p.isr.contains(r) && live.contains(r)) {
-                    recs.push(Record::Partition {
-                        tp: tp.clone(),
-                        replicas: p.replicas.clone(),
-                        isr: p.isr.clone(),
-                        leader: l,
-                        leader_epoch: p.leader_epoch + 1,
-                        partition_epoch: p.partition_epoch + 1,
-                    });
+                    let (le, pe) = (p.leader_epoch + 1, p.partition_epoch + 1);
+                    recs.push(Record::partition(tp.clone(), p.replicas.clone(), p.isr.clone(), l, le, pe));
                 }
             }
         }

@@ -39,20 +39,27 @@ pub enum Record {
     Partition {
         /// Partition.
         tp: TopicPartition,
-        /// Replicas.
-        replicas: Vec<BrokerId>,
-        /// ISR.
-        isr: Vec<BrokerId>,
-        /// Leader or -1.
-        leader: BrokerId,
-        /// Leader epoch (bumped iff the leader changes).
-        leader_epoch: i32,
-        /// Partition epoch (bumped on every change).
-        partition_epoch: i32,
+        /// The new state, shared with every image that applies the record (same JSON fields:
+        /// replicas, isr, leader, leader_epoch, partition_epoch).
+        #[serde(flatten)]
+        part: Rc<Part>,
     },
 }
 
 impl Record {
+    /// A partition record: `replicas`, `isr`, `leader` or -1, the leader epoch (bumped iff the
+    /// leader changes) and the partition epoch (bumped on every change).
+    pub fn partition(
+        tp: TopicPartition,
+        replicas: Vec<BrokerId>,
+        isr: Vec<BrokerId>,
+        leader: BrokerId,
+        leader_epoch: i32,
+        partition_epoch: i32,
+    ) -> Record {
+        Record::Partition { tp, part: Rc::new(Part { replicas, isr, leader, leader_epoch, partition_epoch }) }
+    }
+
     /// One line for logs.
     pub fn describe(&self) -> String {
         match self {
@@ -60,10 +67,12 @@ impl Record {
             Record::RegisterBroker { broker } => format!("RegisterBroker({broker})"),
             Record::FenceBroker { broker } => format!("BrokerRegistrationChange({broker}, fenced)"),
             Record::UnfenceBroker { broker } => format!("BrokerRegistrationChange({broker}, unfenced)"),
-            Record::Partition { tp, isr, leader, leader_epoch, .. } => {
+            Record::Partition { tp, part } => {
                 format!(
-                    "PartitionChange({tp}: leader={leader}, isr=[{}], leader_epoch={leader_epoch})",
-                    fmt_ids(isr.iter().copied())
+                    "PartitionChange({tp}: leader={}, isr=[{}], leader_epoch={})",
+                    part.leader,
+                    fmt_ids(part.isr.iter().copied()),
+                    part.leader_epoch
                 )
             }
         }
@@ -125,20 +134,13 @@ impl Image {
             Record::UnfenceBroker { broker } => {
                 self.fenced.remove(broker);
             }
-            Record::Partition { tp, replicas, isr, leader, leader_epoch, partition_epoch } => {
-                let part = Part {
-                    replicas: replicas.clone(),
-                    isr: isr.clone(),
-                    leader: *leader,
-                    leader_epoch: *leader_epoch,
-                    partition_epoch: *partition_epoch,
-                };
+            Record::Partition { tp, part } => {
                 let partitions = Rc::make_mut(&mut self.partitions);
                 match partitions.get_mut(tp) {
-                    Some(p) if **p == part => {}
-                    Some(p) => *p = Rc::new(part),
+                    Some(p) if Rc::ptr_eq(p, part) => {}
+                    Some(p) => *p = part.clone(),
                     None => {
-                        partitions.insert(tp.clone(), Rc::new(part));
+                        partitions.insert(tp.clone(), part.clone());
                     }
                 }
             }

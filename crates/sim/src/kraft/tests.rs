@@ -291,8 +291,8 @@ fn a_broker_silent_for_the_session_timeout_is_fenced_with_its_partitions_moved_i
     let moved: Vec<_> = batch[1..]
         .iter()
         .map(|r| match r {
-            Record::Partition { tp, isr, leader, .. } => {
-                assert!(!isr.contains(&3) && *leader != 3, "{}", r.describe());
+            Record::Partition { tp, part } => {
+                assert!(!part.isr.contains(&3) && part.leader != 3, "{}", r.describe());
                 tp.clone()
             }
             other => panic!("not a partition change: {}", other.describe()),
@@ -321,4 +321,19 @@ fn a_broker_heard_again_before_the_session_timeout_is_not_fenced() {
     s.fire(1, |t| *t == Timer::FenceCheck { broker: 3 });
     assert_eq!(s.k.voters[&1].log.len(), before);
     assert!(!s.said(1, EventKind::LeaderChange, "Fencing"));
+}
+
+#[test]
+fn a_partition_record_keeps_its_json_fields_and_shares_its_state_with_the_image() {
+    let r = Record::partition(TopicPartition::new("orders", 1), vec![2, 3], vec![3], 3, 5, 9);
+    let json = serde_json::to_string(&r).unwrap();
+    assert_eq!(
+        json,
+        r#"{"type":"Partition","tp":{"topic":"orders","partition":1},"replicas":[2,3],"isr":[3],"leader":3,"leader_epoch":5,"partition_epoch":9}"#
+    );
+    assert_eq!(serde_json::from_str::<Record>(&json).unwrap(), r);
+    let mut img = Image::default();
+    img.apply(&r);
+    let Record::Partition { tp, part } = &r else { unreachable!() };
+    assert!(Rc::ptr_eq(&img.partitions[tp], part), "the image holds the record's state, not a copy");
 }
