@@ -508,9 +508,10 @@ pub fn check_kraft<'a>(
         }
     }
     let img = k.image();
-    let live = img.live();
-    for (tp, p) in img.partitions.iter() {
-        leaderless(|| tp.clone(), p.leader, &p.isr, &live, "unfenced", render, &mut out);
+    let mut live = None;
+    for (tp, p) in img.partitions.iter().filter(|(_, p)| p.leader == NO_LEADER) {
+        let live = live.get_or_insert_with(|| img.live());
+        leaderless(|| tp.clone(), p.leader, &p.isr, live, "unfenced", render, &mut out);
     }
     no_coordinator(consumers, render, &mut out);
     out

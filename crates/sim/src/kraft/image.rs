@@ -86,9 +86,8 @@ fn publish_in_place(img: &Image, br: &mut Broker) {
     if owned != br.owned_offsets_partitions {
         br.owned_offsets_partitions = owned;
     }
-    let live = img.live();
-    if live != br.metadata.alive {
-        br.metadata.alive = live;
+    if !img.registered.difference(&img.fenced).eq(br.metadata.alive.iter()) {
+        br.metadata.alive = img.live();
     }
 }
 
