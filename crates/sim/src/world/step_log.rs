@@ -15,7 +15,11 @@ pub(crate) struct StepLog {
     pub(crate) message: Option<&'static str>,
     pub(crate) kind: EventKind,
     pub(crate) line: String,
-    pub(crate) lines: Vec<(EventKind, String)>,
+    /// The lines, when they are formatted.
+    lines: Vec<(EventKind, String)>,
+    /// Unformatted: the kind of the first line of the highest priority, all `finish` needs of
+    /// the lines (it picks the same kind the lines would give).
+    top: Option<EventKind>,
     pub(crate) marks: Vec<Mark>,
     /// The message this step delivered, dropped or held.
     pub(crate) delivery: Option<Delivery>,
@@ -49,6 +53,7 @@ impl StepLog {
             kind,
             line,
             lines: Vec::new(),
+            top: None,
             marks: Vec::new(),
             delivery: None,
         }
@@ -63,10 +68,21 @@ impl StepLog {
 
     /// Adds a line.
     pub(crate) fn push(&mut self, kind: EventKind, line: impl Line) {
-        let line = if self.render { line.text() } else { String::new() };
-        self.lines.push((kind, line));
+        if self.render {
+            self.lines.push((kind, line.text()));
+        } else if self.top.is_none_or(|t| priority(kind) > priority(t)) {
+            self.top = Some(kind);
+        }
     }
-    pub(crate) fn finish(self, step: u64, time_ms: u64) -> Event {
+    pub(crate) fn finish(mut self, step: u64, time_ms: u64) -> Event {
+        if !self.render {
+            // No text: no details, and the kind the lines would give.
+            let kind = match self.top {
+                Some(t) if priority(t) > priority(self.kind) => t,
+                _ => self.kind,
+            };
+            return self.event(step, time_ms, kind, String::new(), Vec::new());
+        }
         let best = self
             .lines
             .iter()
@@ -74,20 +90,25 @@ impl StepLog {
             .filter(|(_, (k, _))| priority(*k) > priority(self.kind))
             .max_by_key(|(i, (k, _))| (priority(*k), usize::MAX - *i))
             .map(|(i, _)| i);
-        let mut details = Vec::new();
+        let mut lines = core::mem::take(&mut self.lines);
+        let main = core::mem::take(&mut self.line);
+        let mut details = Vec::with_capacity(lines.len() + 1);
         let (kind, line) = match best {
             Some(i) => {
-                details.push(self.line);
-                let mut lines = self.lines;
+                details.push(main);
                 let (k, l) = lines.remove(i);
                 details.extend(lines.into_iter().map(|(_, l)| l));
                 (k, l)
             }
             None => {
-                details.extend(self.lines.into_iter().map(|(_, l)| l));
-                (self.kind, self.line)
+                details.extend(lines.into_iter().map(|(_, l)| l));
+                (self.kind, main)
             }
         };
+        self.event(step, time_ms, kind, line, details)
+    }
+
+    fn event(self, step: u64, time_ms: u64, kind: EventKind, line: String, details: Vec<String>) -> Event {
         Event {
             step,
             time_ms,
