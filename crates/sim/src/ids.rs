@@ -315,7 +315,10 @@ impl TopicPartition {
     /// The partition whose state znode is `path` (the inverse of [`TopicPartition::state_path`]).
     pub fn from_state_path(path: &str) -> Option<TopicPartition> {
         let rest = path.strip_prefix("/brokers/topics/")?.strip_suffix("/state")?;
-        let (topic, partition) = rest.split_once("/partitions/")?;
+        // The first "/partitions/" (as `split_once` finds it), looked for only at a '/'.
+        const SEP: &str = "/partitions/";
+        let at = rest.bytes().enumerate().position(|(i, c)| c == b'/' && rest[i..].starts_with(SEP))?;
+        let (topic, partition) = (&rest[..at], &rest[at + SEP.len()..]);
         Some(TopicPartition::new(topic, partition.parse().ok()?))
     }
 }
@@ -364,5 +367,20 @@ mod tests {
         assert_eq!(TopicPartition::from_state_path(&tp.state_path()), Some(tp));
         assert_eq!(TopicPartition::from_state_path("/brokers/topics/t"), None);
         assert_eq!(TopicPartition::from_state_path("/brokers/topics/t/partitions/x/state"), None);
+        // The first "/partitions/" splits, as `str::split_once` would.
+        for path in [
+            "/brokers/topics/a/b/partitions/1/state",
+            "/brokers/topics/t/partitions/1/partitions/2/state",
+            "/brokers/topics//partitions/3/state",
+            "/brokers/topics/partitions/partitions/4/state",
+            "/brokers/topics/t/partitions//state",
+        ] {
+            let reference = path
+                .strip_prefix("/brokers/topics/")
+                .and_then(|r| r.strip_suffix("/state"))
+                .and_then(|r| r.split_once("/partitions/"))
+                .and_then(|(t, p)| Some(TopicPartition::new(t, p.parse().ok()?)));
+            assert_eq!(TopicPartition::from_state_path(path), reference, "{path}");
+        }
     }
 }
