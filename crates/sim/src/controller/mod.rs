@@ -392,6 +392,7 @@ pub struct Controller {
     /// Requests held for a broker whose link is cut (re-sent on heal).
     pub held: BTreeMap<BrokerId, Vec<crate::message::Payload>>,
     batch: Batch,
+    sent: requests::Sent,
 }
 
 impl Default for Controller {
@@ -406,6 +407,7 @@ impl Default for Controller {
             listeners: false,
             held: BTreeMap::new(),
             batch: Batch::default(),
+            sent: requests::Sent::default(),
         }
     }
 }

@@ -16,17 +16,50 @@ pub(super) struct Batch {
     pub(super) um: BTreeSet<TopicPartition>,
 }
 
+/// The partition states last put in a request, by partition: a state that has not moved since is
+/// sent again as the same shared value instead of a new copy. A cache, not state: every two are
+/// equal and it hashes to nothing (as the broker's `Stamp`), so a controller's equality and hash
+/// are its state's.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Sent(BTreeMap<TopicPartition, Rc<PartitionStateInfo>>);
+
+impl PartialEq for Sent {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Sent {}
+
+impl core::hash::Hash for Sent {
+    fn hash<H: core::hash::Hasher>(&self, _: &mut H) {}
+}
+
 impl Controller {
-    /// State info for a cached partition.
-    fn info(&self, tp: &TopicPartition) -> Option<PartitionStateInfo> {
+    /// State info for a cached partition (`Cached::info` with its assigned replicas).
+    fn info(&mut self, tp: &TopicPartition) -> Option<Rc<PartitionStateInfo>> {
         let c = self.ctx.leadership.get(tp)?;
-        Some(c.info(tp, self.ctx.assignment.get(tp).cloned().unwrap_or_default()))
+        let replicas = self.ctx.assignment.get(tp).map(Vec::as_slice).unwrap_or(&[]);
+        if let Some(s) = self.sent.0.get(tp) {
+            let same = s.leader == c.state.leader
+                && s.leader_epoch == c.state.leader_epoch
+                && s.isr == c.state.isr
+                && s.zk_version == c.zk_version
+                && s.controller_epoch == c.state.controller_epoch
+                && s.replicas == replicas;
+            if same {
+                debug_assert_eq!(**s, c.info(tp, replicas.to_vec()));
+                return Some(s.clone());
+            }
+        }
+        let info = Rc::new(c.info(tp, replicas.to_vec()));
+        self.sent.0.insert(tp.clone(), info.clone());
+        Some(info)
     }
 
     /// `addLeaderAndIsrRequestForBrokers`: LeaderAndIsr to `brokers`, UpdateMetadata to all.
     pub(super) fn add_lai(&mut self, brokers: &[BrokerId], tp: &TopicPartition) {
         if let Some(info) = self.info(tp) {
-            let info = Rc::new(info);
             for b in brokers {
                 self.batch.lai.entry(*b).or_default().insert(tp.clone(), info.clone());
             }
@@ -59,8 +92,8 @@ impl Controller {
             );
         }
         if !batch.um.is_empty() {
-            let parts: Vec<Rc<PartitionStateInfo>> =
-                batch.um.iter().filter_map(|tp| self.info(tp)).map(Rc::new).collect();
+            let parts: Vec<Rc<PartitionStateInfo>> = batch.um.iter().filter_map(|tp| self.info(tp)).collect();
+            let live = &self.ctx.live_brokers;
             for b in live {
                 io.out.send(
                     NodeId::Broker(*b),
