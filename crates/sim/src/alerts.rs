@@ -126,10 +126,10 @@ fn leaderless_in_tree(zk: &DataTree, render: bool, out: &mut Vec<Alert>) {
 
 /// The leader a partition's state znode holds.
 fn state_leader(zk: &DataTree, tp: &TopicPartition) -> Option<BrokerId> {
-    match zk.get(&tp.state_path()).map(|n| &n.data) {
+    tp.with_state_path(|path| match zk.get(path).map(|n| &n.data) {
         Some(ZData::PartitionState { state }) => Some(state.leader),
         _ => None,
-    }
+    })
 }
 
 /// Every partition whose state znode says leader -1.
@@ -437,12 +437,12 @@ pub(crate) type DivergenceMemo = BTreeMap<BrokerId, Rc<Divergence>>;
 
 /// The partition's state znode differs from the cached leadership (leader, ISR or leader epoch).
 fn differs(zk: &DataTree, tp: &TopicPartition, c: &Cached) -> bool {
-    match zk.get(&tp.state_path()).map(|n| &n.data) {
+    tp.with_state_path(|path| match zk.get(path).map(|n| &n.data) {
         Some(ZData::PartitionState { state }) => {
             state.leader != c.state.leader || state.isr != c.state.isr || state.leader_epoch != c.state.leader_epoch
         }
         _ => false,
-    }
+    })
 }
 
 /// An active controller's `partitionLeadershipInfo` differing from the state znodes (leaving out
@@ -461,7 +461,7 @@ fn cache_divergence(
     Some(Alert {
         kind: AlertKind::CacheDivergence,
         subject: Subject::Controller(id),
-        key: format!("cache_divergence:{id}"),
+        key: key("cache_divergence:", i64::from(id)),
         message: text(render, || {
             let mut shown: Vec<String> = diffs
                 .iter()
@@ -500,7 +500,7 @@ pub fn check_kraft<'a>(
             out.push(Alert {
                 kind: AlertKind::MultipleControllers,
                 subject: Subject::Epoch(u64::from(*epoch)),
-                key: format!("multiple_leaders:{epoch}"),
+                key: key("multiple_leaders:", i64::from(*epoch)),
                 message: text(render, || {
                     format!("{} voters were elected leader of epoch {epoch} (Raft allows one)", leaders.len())
                 }),
@@ -536,13 +536,32 @@ fn leaderless(
         let tp = tp();
         out.push(Alert {
             kind: AlertKind::LeaderlessWithLiveIsr,
-            key: format!("leaderless:{tp}"),
+            key: partition_key("leaderless:", &tp),
             subject: Subject::Partition(tp.clone()),
             message: text(render, || {
                 format!("{tp} has leader -1 although ISR member(s) {} are {live_word}", fmt_ids(alive))
             }),
         });
     }
+}
+
+/// An alert key `{prefix}{n}`, built without `core::fmt` (keys are built whenever alerts are).
+fn key(prefix: &str, n: i64) -> String {
+    let mut k = String::with_capacity(prefix.len() + 11);
+    k.push_str(prefix);
+    crate::ids::push_decimal(&mut k, n);
+    k
+}
+
+/// An alert key `{prefix}{tp}` (`tp` as `Display` writes it: `topic-partition`).
+fn partition_key(prefix: &str, tp: &TopicPartition) -> String {
+    let mut k = String::with_capacity(prefix.len() + tp.topic.len() + 11);
+    k.push_str(prefix);
+    k.push_str(&tp.topic);
+    k.push('-');
+    crate::ids::push_decimal(&mut k, i64::from(tp.partition));
+    debug_assert_eq!(k, alloc::format!("{prefix}{tp}"));
+    k
 }
 
 /// A group whose consumer gets COORDINATOR_NOT_AVAILABLE (the same in every mode).

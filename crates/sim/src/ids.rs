@@ -292,23 +292,46 @@ impl TopicPartition {
         s
     }
 
+    /// Calls `f` with [`TopicPartition::state_path`], written on the stack when it fits (lookups
+    /// by state path on every step need no allocation).
+    pub fn with_state_path<R>(&self, f: impl FnOnce(&str) -> R) -> R {
+        let mut buf = [0u8; 128];
+        let mut n = 0;
+        let mut put = |b: &[u8]| {
+            let end = n + b.len();
+            if end <= buf.len() {
+                buf[n..end].copy_from_slice(b);
+            }
+            n = end;
+        };
+        put(b"/brokers/topics/");
+        put(self.topic.as_bytes());
+        put(b"/partitions/");
+        let mut digits = [0u8; 10];
+        let (mut p, mut i) = (self.partition, digits.len());
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (p % 10) as u8;
+            p /= 10;
+            if p == 0 {
+                break;
+            }
+        }
+        put(&digits[i..]);
+        put(b"/state");
+        match buf.get(..n).map(core::str::from_utf8) {
+            Some(Ok(path)) => f(path),
+            _ => f(&self.state_path()),
+        }
+    }
+
     /// Appends [`TopicPartition::state_path`] to `out` (no formatting machinery: hot paths reuse
     /// one buffer).
     pub fn write_state_path(&self, out: &mut String) {
         out.push_str("/brokers/topics/");
         out.push_str(&self.topic);
         out.push_str("/partitions/");
-        let mut digits = [0u8; 10];
-        let (mut n, mut i) = (self.partition, digits.len());
-        loop {
-            i -= 1;
-            digits[i] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        out.extend(digits[i..].iter().map(|d| *d as char));
+        push_decimal(out, i64::from(self.partition));
         out.push_str("/state");
     }
 
@@ -329,6 +352,25 @@ impl fmt::Display for TopicPartition {
     }
 }
 
+/// Appends `n` in decimal, as `{n}` would, without `core::fmt` (for strings built on every step,
+/// such as state paths and alert keys).
+pub(crate) fn push_decimal(out: &mut String, n: i64) {
+    if n < 0 {
+        out.push('-');
+    }
+    let mut digits = [0u8; 20];
+    let (mut n, mut i) = (n.unsigned_abs(), digits.len());
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[i..].iter().map(|d| *d as char));
+}
+
 /// Formats a broker list the way Kafka's logs do: `1,2,3`.
 pub fn fmt_ids(ids: impl IntoIterator<Item = BrokerId>) -> String {
     let mut out = String::new();
@@ -344,6 +386,23 @@ pub fn fmt_ids(ids: impl IntoIterator<Item = BrokerId>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_state_path_on_the_stack_is_the_state_path() {
+        let long = "t".repeat(200);
+        for tp in [TopicPartition::new("__consumer_offsets", 0), TopicPartition::new("orders", 4_000_000_000), TopicPartition::new(&long, 7)] {
+            assert_eq!(tp.with_state_path(|p| String::from(p)), tp.state_path());
+        }
+    }
+
+    #[test]
+    fn decimals_are_written_as_format_writes_them() {
+        for n in [0i64, 7, -1, 10, 12345, -987654321, i64::from(u32::MAX), i64::MAX, i64::MIN] {
+            let mut s = String::from("x:");
+            push_decimal(&mut s, n);
+            assert_eq!(s, alloc::format!("x:{n}"));
+        }
+    }
 
     #[test]
     fn node_names_round_trip() {
