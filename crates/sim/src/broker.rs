@@ -490,7 +490,8 @@ impl Broker {
         if Some(ev.session) != self.zk.session {
             return;
         }
-        let me = format!("/brokers/ids/{}", self.id);
+        // This broker's own registration znode, `/brokers/ids/<id>`.
+        let is_me = |p: &str| p.strip_prefix("/brokers/ids/").is_some_and(|id| crate::ids::is_decimal(id, i64::from(self.id)));
         match (ev.path.as_str(), ev.kind) {
             ("/controller", WatchEventType::NodeDeleted) => self.controller.enqueue(ControllerEvent::Reelect),
             ("/controller", _) => {
@@ -502,7 +503,7 @@ impl Broker {
             ("/isr_change_notification", WatchEventType::NodeChildrenChanged) if self.controller.listeners => {
                 self.controller.enqueue(ControllerEvent::IsrChangeNotification)
             }
-            (p, WatchEventType::NodeDeleted) if p == me && !self.registered => self.register(out),
+            (p, WatchEventType::NodeDeleted) if is_me(p) && !self.registered => self.register(out),
             _ => {}
         }
         self.controller_run(cfg, out);

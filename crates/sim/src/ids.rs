@@ -307,17 +307,8 @@ impl TopicPartition {
         put(b"/brokers/topics/");
         put(self.topic.as_bytes());
         put(b"/partitions/");
-        let mut digits = [0u8; 10];
-        let (mut p, mut i) = (self.partition, digits.len());
-        loop {
-            i -= 1;
-            digits[i] = b'0' + (p % 10) as u8;
-            p /= 10;
-            if p == 0 {
-                break;
-            }
-        }
-        put(&digits[i..]);
+        let mut buf = [0u8; 20];
+        put(digits(u64::from(self.partition), &mut buf));
         put(b"/state");
         match buf.get(..n).map(core::str::from_utf8) {
             Some(Ok(path)) => f(path),
@@ -358,17 +349,32 @@ pub(crate) fn push_decimal(out: &mut String, n: i64) {
     if n < 0 {
         out.push('-');
     }
-    let mut digits = [0u8; 20];
-    let (mut n, mut i) = (n.unsigned_abs(), digits.len());
+    let mut buf = [0u8; 20];
+    out.extend(digits(n.unsigned_abs(), &mut buf).iter().map(|d| *d as char));
+}
+
+/// The decimal digits of `n`, written at the end of `buf`.
+fn digits(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut i = buf.len();
     loop {
         i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
+        buf[i] = b'0' + (n % 10) as u8;
         n /= 10;
         if n == 0 {
             break;
         }
     }
-    out.extend(digits[i..].iter().map(|d| *d as char));
+    &buf[i..]
+}
+
+/// `s` is `n` as `{n}` writes it (compared on the stack, without formatting).
+pub(crate) fn is_decimal(s: &str, n: i64) -> bool {
+    let mut buf = [0u8; 20];
+    let d = digits(n.unsigned_abs(), &mut buf);
+    match s.strip_prefix('-') {
+        Some(rest) => n < 0 && rest.as_bytes() == d,
+        None => n >= 0 && s.as_bytes() == d,
+    }
 }
 
 /// Formats a broker list the way Kafka's logs do: `1,2,3`.
@@ -401,6 +407,9 @@ mod tests {
             let mut s = String::from("x:");
             push_decimal(&mut s, n);
             assert_eq!(s, alloc::format!("x:{n}"));
+        }
+        for (s, n) in [("1", 1), ("01", 1), ("-1", -1), ("-0", 0), ("0", 0), ("+1", 1), ("12", 1), ("", 0), ("-", 0)] {
+            assert_eq!(is_decimal(s, n), s == alloc::format!("{n}"), "{s} {n}");
         }
     }
 

@@ -218,14 +218,12 @@ impl Controller {
     /// `logFailedStateChange(partition, currState, OnlinePartition, e)` (2.1.0 PSM:468-472).
     fn election_failed(&mut self, tp: &TopicPartition, why: String, io: &mut ControllerIo) {
         let from = self.partition_states.get(tp).copied().unwrap_or(PartitionState::NonExistentPartition);
-        self.slog(
-            io,
-            EventKind::LeaderChange,
+        let (id, epoch) = (io.id, self.ctx.epoch);
+        self.slog(io, EventKind::LeaderChange, || {
             format!(
-                "Controller {} epoch {} failed to change state for partition {tp} from {from:?} to OnlinePartition: {why}",
-                io.id, self.ctx.epoch
-            ),
-        );
+                "Controller {id} epoch {epoch} failed to change state for partition {tp} from {from:?} to OnlinePartition: {why}"
+            )
+        });
         io.out.mark(Mark::LeaderElectionFailed { controller: io.id, partition: tp.clone() });
     }
 }

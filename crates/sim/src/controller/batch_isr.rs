@@ -183,14 +183,12 @@ impl Controller {
 
     /// `logFailedStateChange(replica, currState, OfflineReplica, e)` (2.1.0 RSM:401-405).
     fn replica_failed(&mut self, tp: &TopicPartition, r: BrokerId, why: String, io: &mut ControllerIo) {
-        self.slog(
-            io,
-            EventKind::Info,
+        let (id, epoch) = (io.id, self.ctx.epoch);
+        self.slog(io, EventKind::Info, || {
             format!(
-                "Controller {} epoch {} initiated state change of replica {r} for partition {tp} from OnlineReplica to OfflineReplica failed: {why}",
-                io.id, self.ctx.epoch
-            ),
-        );
+                "Controller {id} epoch {epoch} initiated state change of replica {r} for partition {tp} from OnlineReplica to OfflineReplica failed: {why}"
+            )
+        });
     }
 }
 

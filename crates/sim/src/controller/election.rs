@@ -143,14 +143,12 @@ impl Controller {
             return;
         };
         if current.controller_epoch > epoch {
-            self.slog(
-                io,
-                EventKind::Info,
+            let (id, other) = (io.id, current.controller_epoch);
+            self.slog(io, EventKind::Info, || {
                 format!(
-                    "Aborted leader election for partition {tp} since the LeaderAndIsr path was already written by another controller. This probably means that the current controller {} went through a soft failure and another controller was elected with epoch {}.",
-                    io.id, current.controller_epoch
-                ),
-            );
+                    "Aborted leader election for partition {tp} since the LeaderAndIsr path was already written by another controller. This probably means that the current controller {id} went through a soft failure and another controller was elected with epoch {other}."
+                )
+            });
             return;
         }
         match offline_leader(&assignment, &current, &live, io.cfg.unclean, epoch) {

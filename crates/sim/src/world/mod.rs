@@ -500,25 +500,25 @@ impl World {
 
     // ---- delivery -----------------------------------------------------------------------------
 
-    fn drop_reason(&self, m: &Message) -> Option<String> {
+    fn drop_reason(&self, m: &Message) -> Option<DropReason> {
         if m.from.is_zk() && m.to.is_zk() {
             return None; // held while the link is cut (see `deliver`)
         }
         if m.from != m.to {
             match self.net.dir(m.from, m.to) {
                 Some(d) if d.up && d.gen == m.link_gen => {}
-                _ => return Some(format!("link {} → {} is cut", m.from, m.to)),
+                _ => return Some(DropReason::Cut),
             }
         }
         if let NodeId::Broker(b) = m.to {
             let br = &self.brokers[&b];
             if !br.alive || br.incarnation != m.incarnation {
-                return Some(format!("broker {b} is down"));
+                return Some(DropReason::BrokerDown(b));
             }
         }
         if let (NodeId::Voter(v), Some(k)) = (m.to, self.plane.kraft()) {
             if !k.voters.get(&v).is_some_and(|x| x.alive) {
-                return Some(format!("controller q{v} is down"));
+                return Some(DropReason::VoterDown(v));
             }
         }
         None
@@ -538,6 +538,11 @@ impl World {
         }
         if let Some(reason) = self.drop_reason(&m) {
             let mut log = StepLog::new(render, m.to, EventKind::MessageDropped, || {
+                let reason = match reason {
+                    DropReason::Cut => format!("link {} → {} is cut", m.from, m.to),
+                    DropReason::BrokerDown(b) => format!("broker {b} is down"),
+                    DropReason::VoterDown(v) => format!("controller q{v} is down"),
+                };
                 format!("DROPPED {} → {}: {} ({reason})", m.from, m.to, m.payload.label())
             });
             log.from = Some(m.from);
@@ -1132,6 +1137,17 @@ impl ClientLinks for ZkLinks<'_> {
 }
 
 /// The typed record of what a step did with `m` (for the swim lanes; nothing is allocated).
+/// Why a message was dropped on arrival (rendered only when the step is shown).
+#[derive(Clone, Copy)]
+enum DropReason {
+    /// Its link is cut, or was cut and healed since it was sent.
+    Cut,
+    /// The broker it was sent to is down (or restarted since).
+    BrokerDown(BrokerId),
+    /// The KRaft voter it was sent to is down.
+    VoterDown(u32),
+}
+
 fn delivery(m: &Message, outcome: Outcome) -> Delivery {
     Delivery { id: m.id, sent_step: m.sent_step, sent_ms: m.sent_ms, category: m.payload.category(), outcome }
 }

@@ -709,9 +709,13 @@ impl DataTree {
 
     /// Children names of `path`, sorted.
     pub fn children(&self, path: &str) -> Vec<String> {
-        let prefix = if path == "/" { String::from("/") } else { format!("{path}/") };
+        let mut prefix = String::with_capacity(path.len() + 1);
+        prefix.push_str(path);
+        if path != "/" {
+            prefix.push('/');
+        }
         self.nodes
-            .range(prefix.clone()..)
+            .range::<str, _>((core::ops::Bound::Included(prefix.as_str()), core::ops::Bound::Unbounded))
             .take_while(|(p, _)| p.starts_with(&prefix))
             // `/` itself starts with the prefix `/` but is no child of itself.
             .filter(|(p, _)| p.len() > prefix.len() && !p[prefix.len()..].contains('/'))
