@@ -9,6 +9,7 @@
 //! broker also runs lives in [`crate::controller`].
 use crate::consumer::coordinator_partition;
 use crate::controller::{Controller, ControllerEvent, ControllerIo};
+use crate::derived::Derived;
 use crate::effects::{Outbox, Timer};
 use crate::event::EventKind;
 use crate::ids::{fmt_ids, BrokerId, NodeId, TopicPartition, NO_LEADER};
@@ -131,22 +132,9 @@ pub struct Broker {
 }
 
 /// A counter a broker moves at every write of its local replicas, so the world can tell "not
-/// written since" without comparing them. A cache, not state: every two stamps are equal and
-/// it hashes to nothing, so a broker's equality and hash are its state's.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Stamp(pub(crate) u64);
-
-impl PartialEq for Stamp {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-
-impl Eq for Stamp {}
-
-impl core::hash::Hash for Stamp {
-    fn hash<H: core::hash::Hasher>(&self, _: &mut H) {}
-}
+/// written since" without comparing them: [`Derived`], so a broker's equality and hash are its
+/// state's.
+pub type Stamp = Derived<u64>;
 
 impl Broker {
     /// A stopped broker.
@@ -179,7 +167,7 @@ impl Broker {
         let inc = self.incarnation + 1;
         let now = self.now_ms;
         let servers = core::mem::take(&mut self.zk.servers);
-        let stamp = Stamp(self.partitions_stamp.0 + 1);
+        let stamp = Derived(self.partitions_stamp.0 + 1);
         *self = Broker::new(self.id);
         self.partitions_stamp = stamp;
         self.zk.servers = servers;

@@ -23,6 +23,7 @@ pub mod command;
 pub mod compare;
 pub mod consumer;
 pub mod controller;
+pub mod derived;
 pub mod effects;
 pub mod event;
 pub mod explore;

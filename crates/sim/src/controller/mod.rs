@@ -130,7 +130,7 @@ pub struct ControllerContext {
     /// [`ControllerContext::clear_cache`] and [`ControllerContext::set_cache`], which keep `log`.
     pub leadership: Rc<Leadership>,
     /// Which entries of `leadership` were written since when (see [`LeadershipLog`]).
-    pub(crate) log: LeadershipLog,
+    pub(crate) log: crate::derived::Derived<LeadershipLog>,
     /// `initializeControllerContext` has read the partition states.
     pub loaded: bool,
 }
@@ -181,18 +181,6 @@ impl Default for LeadershipLog {
     fn default() -> Self {
         LeadershipLog { token: Rc::new(0), floor: 0, written: Vec::new() }
     }
-}
-
-impl PartialEq for LeadershipLog {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-
-impl Eq for LeadershipLog {}
-
-impl core::hash::Hash for LeadershipLog {
-    fn hash<H: core::hash::Hasher>(&self, _: &mut H) {}
 }
 
 impl LeadershipLog {

@@ -1,6 +1,7 @@
 //! `ControllerBrokerRequestBatch` (1.0): LeaderAndIsr and UpdateMetadata requests collected while an
 //! event is processed and sent together by `sendRequestsToBrokers`.
 use super::{Controller, ControllerIo};
+use crate::derived::Derived;
 use crate::ids::{BrokerId, NodeId, TopicPartition};
 use crate::message::{PartitionStateInfo, Payload};
 use alloc::collections::{BTreeMap, BTreeSet};
@@ -17,23 +18,8 @@ pub(super) struct Batch {
 }
 
 /// The partition states last put in a request, by partition: a state that has not moved since is
-/// sent again as the same shared value instead of a new copy. A cache, not state: every two are
-/// equal and it hashes to nothing (as the broker's `Stamp`), so a controller's equality and hash
-/// are its state's.
-#[derive(Clone, Debug, Default)]
-pub(super) struct Sent(BTreeMap<TopicPartition, Rc<PartitionStateInfo>>);
-
-impl PartialEq for Sent {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-
-impl Eq for Sent {}
-
-impl core::hash::Hash for Sent {
-    fn hash<H: core::hash::Hasher>(&self, _: &mut H) {}
-}
+/// sent again as the same shared value instead of a new copy ([`Derived`]: a cache, not state).
+pub(super) type Sent = Derived<BTreeMap<TopicPartition, Rc<PartitionStateInfo>>>;
 
 impl Controller {
     /// State info for a cached partition (`Cached::info` with its assigned replicas).

@@ -92,25 +92,21 @@ fn publish_in_place(img: &Image, br: &mut Broker) {
 }
 
 impl Part {
+    /// What [`Part::info`] writes into a metadata cache entry or a local replica: leader, leader
+    /// epoch, ISR, version (the partition epoch), controller epoch (none in KRaft), replicas.
+    fn fields(&self) -> (BrokerId, i32, &[BrokerId], i32, i32, &[BrokerId]) {
+        (self.leader, self.leader_epoch, &self.isr, self.partition_epoch, 0, &self.replicas)
+    }
+
     /// The metadata cache's entry `i` is [`Part::info`] of this partition.
     fn says(&self, i: &PartitionStateInfo) -> bool {
-        i.leader == self.leader
-            && i.leader_epoch == self.leader_epoch
-            && i.isr == self.isr
-            && i.zk_version == self.partition_epoch
-            && i.controller_epoch == 0
-            && i.replicas == self.replicas
+        self.fields() == (i.leader, i.leader_epoch, &i.isr[..], i.zk_version, i.controller_epoch, &i.replicas[..])
     }
 
     /// Broker `me`'s local replica `l` is what [`LocalPartition::from_info`] makes of this
     /// partition.
     fn is_local(&self, l: &LocalPartition, me: BrokerId) -> bool {
-        l.leader == self.leader
-            && l.leader_epoch == self.leader_epoch
-            && l.isr == self.isr
-            && l.zk_version == self.partition_epoch
-            && l.controller_epoch == 0
-            && l.replicas == self.replicas
+        self.fields() == (l.leader, l.leader_epoch, &l.isr[..], l.zk_version, l.controller_epoch, &l.replicas[..])
             && l.is_leader == (self.leader == me)
             && l.isr_write_failed_at.is_none()
             && l.isr_refusals == 0

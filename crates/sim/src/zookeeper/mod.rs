@@ -514,7 +514,7 @@ pub struct DataTree {
     brokers_version: u64,
     /// Which partition state znodes the last changes under `/brokers/` touched: a derived index
     /// (not state: it compares equal and hashes to nothing), so the alerts re-read only those.
-    state_log: StateLog,
+    state_log: crate::derived::Derived<StateLog>,
 }
 
 /// The partitions whose state znode was created, set or deleted, by the `brokers_version` of the
@@ -537,18 +537,6 @@ impl StateLog {
         }
         self.entries.push_back((version, tp));
     }
-}
-
-impl PartialEq for StateLog {
-    fn eq(&self, _: &StateLog) -> bool {
-        true
-    }
-}
-
-impl Eq for StateLog {}
-
-impl core::hash::Hash for StateLog {
-    fn hash<H: core::hash::Hasher>(&self, _: &mut H) {}
 }
 
 fn parent_of(path: &str) -> Option<&str> {
