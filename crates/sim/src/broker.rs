@@ -479,7 +479,8 @@ impl Broker {
             return;
         }
         // This broker's own registration znode, `/brokers/ids/<id>`.
-        let is_me = |p: &str| p.strip_prefix("/brokers/ids/").is_some_and(|id| crate::ids::is_decimal(id, i64::from(self.id)));
+        let is_me =
+            |p: &str| p.strip_prefix("/brokers/ids/").is_some_and(|id| crate::ids::is_decimal(id, i64::from(self.id)));
         match (ev.path.as_str(), ev.kind) {
             ("/controller", WatchEventType::NodeDeleted) => self.controller.enqueue(ControllerEvent::Reelect),
             ("/controller", _) => {

@@ -396,7 +396,11 @@ mod tests {
     #[test]
     fn a_state_path_on_the_stack_is_the_state_path() {
         let long = "t".repeat(200);
-        for tp in [TopicPartition::new("__consumer_offsets", 0), TopicPartition::new("orders", 4_000_000_000), TopicPartition::new(&long, 7)] {
+        for tp in [
+            TopicPartition::new("__consumer_offsets", 0),
+            TopicPartition::new("orders", 4_000_000_000),
+            TopicPartition::new(&long, 7),
+        ] {
             assert_eq!(tp.with_state_path(|p| String::from(p)), tp.state_path());
         }
     }

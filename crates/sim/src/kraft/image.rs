@@ -5,11 +5,11 @@
 use super::record::{Image, Part, Record};
 use crate::broker::{Broker, LocalPartition};
 use crate::ids::BrokerId;
+use crate::message::PartitionStateInfo;
 use crate::scenario::OFFSETS_TOPIC;
 use alloc::collections::BTreeSet;
-use alloc::rc::Rc;
-use crate::message::PartitionStateInfo;
 use alloc::format;
+use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -141,5 +141,8 @@ pub fn applied_line(b: BrokerId, from_offset: u64, records: &[Rc<Record>]) -> St
 
 /// The group coordinator's line when the offsets partitions `br` leads changed.
 pub fn coordinator_line(br: &Broker) -> String {
-    format!("[GroupCoordinator {}] now coordinates __consumer_offsets partitions {:?}", br.id, br.owned_offsets_partitions)
+    format!(
+        "[GroupCoordinator {}] now coordinates __consumer_offsets partitions {:?}",
+        br.id, br.owned_offsets_partitions
+    )
 }

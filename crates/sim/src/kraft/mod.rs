@@ -414,7 +414,14 @@ impl Kraft {
                 p.leader
             };
             let leader_epoch = if leader != p.leader { p.leader_epoch + 1 } else { p.leader_epoch };
-            recs.push(Record::partition(tp.clone(), p.replicas.clone(), isr, leader, leader_epoch, p.partition_epoch + 1));
+            recs.push(Record::partition(
+                tp.clone(),
+                p.replicas.clone(),
+                isr,
+                leader,
+                leader_epoch,
+                p.partition_epoch + 1,
+            ));
         }
         out.log(EventKind::LeaderChange,
             || format!("[QuorumController id=q{id}] Fencing broker {broker}: no heartbeat for {BROKER_SESSION_MS} ms; {} partition change(s) in the same batch", recs.len() - 1),
