@@ -175,7 +175,10 @@ fn divergences<'a>(
             out.extend(d.alert.clone());
             continue;
         }
-        let writing = b.controller.job.as_ref().map(|j| j.writing()).unwrap_or_default();
+        // Sorted, so membership is a binary search (a 1.1 batch writes up to 50 partitions).
+        let mut writing = b.controller.job.as_ref().map(|j| j.writing()).unwrap_or_default();
+        writing.sort_unstable();
+        let is_writing = |tp: &TopicPartition| writing.binary_search(tp).is_ok();
         let leadership = &b.controller.ctx.leadership;
         let log = &b.controller.ctx.log;
         // The memo holds the cache weakly: a write to it (`Rc::make_mut`) then moves it, so the
@@ -199,7 +202,7 @@ fn divergences<'a>(
                         let was_empty = d.diffs.is_empty();
                         let diffs = &mut d.diffs;
                         let mut recheck = |tp: &TopicPartition| match leadership.get(tp) {
-                            Some(c) if !writing.contains(tp) && differs(zk, tp, c) => {
+                            Some(c) if !is_writing(tp) && differs(zk, tp, c) => {
                                 diffs.insert(tp.clone());
                             }
                             _ => {
@@ -207,7 +210,9 @@ fn divergences<'a>(
                             }
                         };
                         changes.for_each(&mut recheck);
-                        d.writing.iter().chain(writing.iter()).for_each(&mut recheck);
+                        // `diffs` holds no partition of the old `writing`: one written before and
+                        // now is left out as it was, so only those in one of the two are re-read.
+                        sym_diff(&d.writing, &writing, &mut recheck);
                         // The cached entries written since (the log's), changed or not.
                         written.iter().for_each(&mut recheck);
                         debug_assert!(d.diffs.iter().eq(leadership
@@ -228,7 +233,7 @@ fn divergences<'a>(
                     None => {
                         let diffs: BTreeSet<TopicPartition> = leadership
                             .iter()
-                            .filter(|(tp, c)| !writing.contains(tp) && differs(zk, tp, c))
+                            .filter(|(tp, c)| !is_writing(tp) && differs(zk, tp, c))
                             .map(|(tp, _)| tp.clone())
                             .collect();
                         Rc::new(Divergence {
@@ -250,6 +255,28 @@ fn divergences<'a>(
         let seen: Vec<BrokerId> = brokers.filter(finding).map(|b| b.id).collect();
         memo.retain(|id, _| seen.contains(id));
     }
+}
+
+/// Calls `f` on every partition in exactly one of the sorted `a` and `b`.
+fn sym_diff(a: &[TopicPartition], b: &[TopicPartition], mut f: impl FnMut(&TopicPartition)) {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            core::cmp::Ordering::Less => {
+                f(&a[i]);
+                i += 1;
+            }
+            core::cmp::Ordering::Greater => {
+                f(&b[j]);
+                j += 1;
+            }
+            core::cmp::Ordering::Equal => {
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    a[i..].iter().chain(&b[j..]).for_each(f);
 }
 
 /// What a step changed that the alerts read, collected by the world while the step runs.
@@ -426,6 +453,7 @@ pub(crate) struct Divergence {
     leadership: alloc::rc::Weak<crate::controller::Leadership>,
     /// The controller's leadership log then: what was written to the cache since.
     mark: crate::controller::LogMark,
+    /// The partitions being written then, sorted.
     writing: Vec<TopicPartition>,
     /// The cached partitions (not being written) whose state znode differs from the cache.
     diffs: BTreeSet<TopicPartition>,
