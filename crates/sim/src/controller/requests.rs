@@ -45,6 +45,34 @@ impl Controller {
         let epoch = self.ctx.epoch;
         let live = &self.ctx.live_brokers;
         let batch = core::mem::take(&mut self.batch);
+        // The UpdateMetadata state of a partition shares the LeaderAndIsr state the batch holds
+        // for it when that is still what the cache says (it always is unless the cache moved
+        // since): one copy instead of building it again.
+        let um: Vec<Rc<PartitionStateInfo>> = batch
+            .um
+            .iter()
+            .filter_map(|tp| {
+                let c = self.ctx.leadership.get(tp)?;
+                let replicas = self.ctx.assignment.get(tp).map_or(&[][..], Vec::as_slice);
+                let current = |i: &&Rc<PartitionStateInfo>| {
+                    i.leader == c.state.leader
+                        && i.leader_epoch == c.state.leader_epoch
+                        && i.zk_version == c.zk_version
+                        && i.controller_epoch == c.state.controller_epoch
+                        && i.isr == c.state.isr
+                        && i.replicas == replicas
+                        && i.tp == *tp
+                };
+                let shared = batch.lai.values().find_map(|m| m.get(tp).filter(current).cloned());
+                Some(shared.unwrap_or_else(|| Rc::new(c.info(tp, replicas.to_vec()))))
+            })
+            .collect();
+        debug_assert!(um.iter().map(|i| &**i).eq(batch
+            .um
+            .iter()
+            .filter_map(|tp| self.info(tp))
+            .collect::<Vec<_>>()
+            .iter()));
         for (b, parts) in batch.lai {
             if !live.contains(&b) {
                 continue; // "Not sending request to broker since it is offline"
@@ -59,8 +87,7 @@ impl Controller {
             );
         }
         if !batch.um.is_empty() {
-            let parts: Vec<Rc<PartitionStateInfo>> =
-                batch.um.iter().filter_map(|tp| self.info(tp)).map(Rc::new).collect();
+            let parts = um;
             for b in live {
                 io.out.send(
                     NodeId::Broker(*b),
