@@ -555,21 +555,24 @@ fn leaderless(
     render: bool,
     out: &mut Vec<Alert>,
 ) {
-    if leader != NO_LEADER {
+    if leader != NO_LEADER || !isr.iter().any(|r| live.contains(r)) {
         return;
     }
-    let alive: Vec<BrokerId> = isr.iter().copied().filter(|r| live.contains(r)).collect();
-    if !alive.is_empty() {
-        let tp = tp();
-        out.push(Alert {
-            kind: AlertKind::LeaderlessWithLiveIsr,
-            key: format!("leaderless:{tp}"),
-            subject: Subject::Partition(tp.clone()),
-            message: text(render, || {
-                format!("{tp} has leader -1 although ISR member(s) {} are {live_word}", fmt_ids(alive))
-            }),
-        });
-    }
+    let tp = tp();
+    // `leaderless:{tp}`, without the formatting machinery (built for every such partition).
+    let mut key = String::with_capacity(24 + tp.topic.len());
+    key.push_str("leaderless:");
+    tp.write_display(&mut key);
+    debug_assert_eq!(key, format!("leaderless:{tp}"));
+    out.push(Alert {
+        kind: AlertKind::LeaderlessWithLiveIsr,
+        key,
+        subject: Subject::Partition(tp.clone()),
+        message: text(render, || {
+            let alive = isr.iter().copied().filter(|r| live.contains(r));
+            format!("{tp} has leader -1 although ISR member(s) {} are {live_word}", fmt_ids(alive))
+        }),
+    });
 }
 
 /// A group whose consumer gets COORDINATOR_NOT_AVAILABLE (the same in every mode).

@@ -298,18 +298,16 @@ impl TopicPartition {
         out.push_str("/brokers/topics/");
         out.push_str(&self.topic);
         out.push_str("/partitions/");
-        let mut digits = [0u8; 10];
-        let (mut n, mut i) = (self.partition, digits.len());
-        loop {
-            i -= 1;
-            digits[i] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        out.extend(digits[i..].iter().map(|d| *d as char));
+        push_decimal(out, self.partition);
         out.push_str("/state");
+    }
+
+    /// Appends the partition as it displays (`topic-partition`) to `out`, without the formatting
+    /// machinery.
+    pub fn write_display(&self, out: &mut String) {
+        out.push_str(&self.topic);
+        out.push('-');
+        push_decimal(out, self.partition);
     }
 
     /// The partition whose state znode is `path` (the inverse of [`TopicPartition::state_path`]).
@@ -318,6 +316,21 @@ impl TopicPartition {
         let (topic, partition) = rest.split_once("/partitions/")?;
         Some(TopicPartition::new(topic, partition.parse().ok()?))
     }
+}
+
+/// Appends `n` in decimal.
+fn push_decimal(out: &mut String, mut n: u32) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[i..].iter().map(|d| *d as char));
 }
 
 impl fmt::Display for TopicPartition {
