@@ -313,7 +313,17 @@ impl TopicPartition {
     /// The partition whose state znode is `path` (the inverse of [`TopicPartition::state_path`]).
     pub fn from_state_path(path: &str) -> Option<TopicPartition> {
         let rest = path.strip_prefix("/brokers/topics/")?.strip_suffix("/state")?;
-        let (topic, partition) = rest.split_once("/partitions/")?;
+        // `rest.split_once("/partitions/")` without a substring searcher (every state znode
+        // write parses its path): the first '/' that starts "/partitions/".
+        let mut from = 0;
+        let (topic, partition) = loop {
+            let i = from + rest[from..].find('/')?;
+            if let Some(p) = rest[i..].strip_prefix("/partitions/") {
+                break (&rest[..i], p);
+            }
+            from = i + 1;
+        };
+        debug_assert_eq!(Some((topic, partition)), rest.split_once("/partitions/"));
         Some(TopicPartition::new(topic, partition.parse().ok()?))
     }
 }
