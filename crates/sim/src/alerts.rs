@@ -108,7 +108,7 @@ fn multiple_controllers(acting: &[BrokerId], render: bool, out: &mut Vec<Alert>)
 
 /// Leaderless partitions with a registered ISR member, in the tree's path order.
 fn leaderless_in_tree(zk: &DataTree, render: bool, out: &mut Vec<Alert>) {
-    let registered: BTreeSet<BrokerId> = zk.children("/brokers/ids").iter().filter_map(|s| s.parse().ok()).collect();
+    let registered: BTreeSet<BrokerId> = zk.child_names("/brokers/ids").filter_map(|s| s.parse().ok()).collect();
     for (path, node) in zk.nodes() {
         if let ZData::PartitionState { state } = &node.data {
             leaderless(
@@ -145,7 +145,7 @@ fn leaderless_of(zk: &DataTree, set: &BTreeSet<TopicPartition>, render: bool, ou
     if set.is_empty() {
         return;
     }
-    let registered: BTreeSet<BrokerId> = zk.children("/brokers/ids").iter().filter_map(|s| s.parse().ok()).collect();
+    let registered: BTreeSet<BrokerId> = zk.child_names("/brokers/ids").filter_map(|s| s.parse().ok()).collect();
     let mut found: Vec<(String, &TopicPartition)> = set.iter().map(|tp| (tp.state_path(), tp)).collect();
     found.sort();
     for (path, tp) in found {
