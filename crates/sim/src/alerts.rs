@@ -364,25 +364,41 @@ impl Incremental {
             }
         }
         if tree_changed {
-            let changes = self.leaderless_at.and_then(|v| zk.state_changes_since(v)).filter(|_| !all);
-            match changes {
-                Some(changes) => {
+            let since = self.leaderless_at.filter(|_| !all);
+            let changes = since.and_then(|v| zk.state_changes_since(v));
+            // Whether the leaderless alerts must be looked at again: not when every change under
+            // `/brokers/` since was a state znode's (each bumps `brokers_version` once, so the
+            // registered brokers are as they were) and none of those partitions is leaderless,
+            // before or after (every leaderless partition's state is as it was).
+            let mut again = true;
+            match (since, changes) {
+                (Some(since), Some(changes)) => {
+                    let (mut n, mut moved) = (0, false);
                     for tp in changes {
-                        if state_leader(zk, tp) == Some(NO_LEADER) {
-                            self.leaderless_set.insert(tp.clone());
-                        } else {
-                            self.leaderless_set.remove(tp);
-                        }
+                        n += 1;
+                        let now = state_leader(zk, tp) == Some(NO_LEADER);
+                        let was =
+                            if now { !self.leaderless_set.insert(tp.clone()) } else { self.leaderless_set.remove(tp) };
+                        moved |= now || was;
                     }
+                    again = moved || n != zk.brokers_version() - since;
                 }
-                None => self.leaderless_set = leaderless_set(zk),
+                _ => self.leaderless_set = leaderless_set(zk),
             }
             debug_assert_eq!(self.leaderless_set, leaderless_set(zk));
             self.leaderless_at = Some(zk.brokers_version());
-            let mut l = Vec::new();
-            leaderless_of(zk, &self.leaderless_set, render, &mut l);
-            changed |= l != self.leaderless;
-            self.leaderless = l;
+            if again {
+                let mut l = Vec::new();
+                leaderless_of(zk, &self.leaderless_set, render, &mut l);
+                changed |= l != self.leaderless;
+                self.leaderless = l;
+            } else {
+                debug_assert!({
+                    let mut l = Vec::new();
+                    leaderless_of(zk, &self.leaderless_set, render, &mut l);
+                    l == self.leaderless
+                });
+            }
             self.tree = Some(tree);
         }
         // A controller's finding reads the tree and that controller only: with the tree as it was,
