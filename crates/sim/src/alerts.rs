@@ -108,7 +108,7 @@ fn multiple_controllers(acting: &[BrokerId], render: bool, out: &mut Vec<Alert>)
 
 /// Leaderless partitions with a registered ISR member, in the tree's path order.
 fn leaderless_in_tree(zk: &DataTree, render: bool, out: &mut Vec<Alert>) {
-    let registered: BTreeSet<BrokerId> = zk.children("/brokers/ids").iter().filter_map(|s| s.parse().ok()).collect();
+    let registered: BTreeSet<BrokerId> = zk.child_names("/brokers/ids").filter_map(|s| s.parse().ok()).collect();
     for (path, node) in zk.nodes() {
         if let ZData::PartitionState { state } = &node.data {
             leaderless(
@@ -145,7 +145,7 @@ fn leaderless_of(zk: &DataTree, set: &BTreeSet<TopicPartition>, render: bool, ou
     if set.is_empty() {
         return;
     }
-    let registered: BTreeSet<BrokerId> = zk.children("/brokers/ids").iter().filter_map(|s| s.parse().ok()).collect();
+    let registered: BTreeSet<BrokerId> = zk.child_names("/brokers/ids").filter_map(|s| s.parse().ok()).collect();
     let mut found: Vec<(String, &TopicPartition)> = set.iter().map(|tp| (tp.state_path(), tp)).collect();
     found.sort();
     for (path, tp) in found {
@@ -175,7 +175,10 @@ fn divergences<'a>(
             out.extend(d.alert.clone());
             continue;
         }
-        let writing = b.controller.job.as_ref().map(|j| j.writing()).unwrap_or_default();
+        // Sorted, so membership is a binary search (a 1.1 batch writes up to 50 partitions).
+        let mut writing = b.controller.job.as_ref().map(|j| j.writing()).unwrap_or_default();
+        writing.sort_unstable();
+        let is_writing = |tp: &TopicPartition| writing.binary_search(tp).is_ok();
         let leadership = &b.controller.ctx.leadership;
         let log = &b.controller.ctx.log;
         // The memo holds the cache weakly: a write to it (`Rc::make_mut`) then moves it, so the
@@ -199,7 +202,7 @@ fn divergences<'a>(
                         let was_empty = d.diffs.is_empty();
                         let diffs = &mut d.diffs;
                         let mut recheck = |tp: &TopicPartition| match leadership.get(tp) {
-                            Some(c) if !writing.contains(tp) && differs(zk, tp, c) => {
+                            Some(c) if !is_writing(tp) && differs(zk, tp, c) => {
                                 diffs.insert(tp.clone());
                             }
                             _ => {
@@ -207,7 +210,9 @@ fn divergences<'a>(
                             }
                         };
                         changes.for_each(&mut recheck);
-                        d.writing.iter().chain(writing.iter()).for_each(&mut recheck);
+                        // `diffs` holds no partition of the old `writing`: one written before and
+                        // now is left out as it was, so only those in one of the two are re-read.
+                        sym_diff(&d.writing, &writing, &mut recheck);
                         // The cached entries written since (the log's), changed or not.
                         written.iter().for_each(&mut recheck);
                         debug_assert!(d.diffs.iter().eq(leadership
@@ -228,7 +233,7 @@ fn divergences<'a>(
                     None => {
                         let diffs: BTreeSet<TopicPartition> = leadership
                             .iter()
-                            .filter(|(tp, c)| !writing.contains(tp) && differs(zk, tp, c))
+                            .filter(|(tp, c)| !is_writing(tp) && differs(zk, tp, c))
                             .map(|(tp, _)| tp.clone())
                             .collect();
                         Rc::new(Divergence {
@@ -250,6 +255,28 @@ fn divergences<'a>(
         let seen: Vec<BrokerId> = brokers.filter(finding).map(|b| b.id).collect();
         memo.retain(|id, _| seen.contains(id));
     }
+}
+
+/// Calls `f` on every partition in exactly one of the sorted `a` and `b`.
+fn sym_diff(a: &[TopicPartition], b: &[TopicPartition], mut f: impl FnMut(&TopicPartition)) {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            core::cmp::Ordering::Less => {
+                f(&a[i]);
+                i += 1;
+            }
+            core::cmp::Ordering::Greater => {
+                f(&b[j]);
+                j += 1;
+            }
+            core::cmp::Ordering::Equal => {
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    a[i..].iter().chain(&b[j..]).for_each(f);
 }
 
 /// What a step changed that the alerts read, collected by the world while the step runs.
@@ -337,25 +364,41 @@ impl Incremental {
             }
         }
         if tree_changed {
-            let changes = self.leaderless_at.and_then(|v| zk.state_changes_since(v)).filter(|_| !all);
-            match changes {
-                Some(changes) => {
+            let since = self.leaderless_at.filter(|_| !all);
+            let changes = since.and_then(|v| zk.state_changes_since(v));
+            // Whether the leaderless alerts must be looked at again: not when every change under
+            // `/brokers/` since was a state znode's (each bumps `brokers_version` once, so the
+            // registered brokers are as they were) and none of those partitions is leaderless,
+            // before or after (every leaderless partition's state is as it was).
+            let mut again = true;
+            match (since, changes) {
+                (Some(since), Some(changes)) => {
+                    let (mut n, mut moved) = (0, false);
                     for tp in changes {
-                        if state_leader(zk, tp) == Some(NO_LEADER) {
-                            self.leaderless_set.insert(tp.clone());
-                        } else {
-                            self.leaderless_set.remove(tp);
-                        }
+                        n += 1;
+                        let now = state_leader(zk, tp) == Some(NO_LEADER);
+                        let was =
+                            if now { !self.leaderless_set.insert(tp.clone()) } else { self.leaderless_set.remove(tp) };
+                        moved |= now || was;
                     }
+                    again = moved || n != zk.brokers_version() - since;
                 }
-                None => self.leaderless_set = leaderless_set(zk),
+                _ => self.leaderless_set = leaderless_set(zk),
             }
             debug_assert_eq!(self.leaderless_set, leaderless_set(zk));
             self.leaderless_at = Some(zk.brokers_version());
-            let mut l = Vec::new();
-            leaderless_of(zk, &self.leaderless_set, render, &mut l);
-            changed |= l != self.leaderless;
-            self.leaderless = l;
+            if again {
+                let mut l = Vec::new();
+                leaderless_of(zk, &self.leaderless_set, render, &mut l);
+                changed |= l != self.leaderless;
+                self.leaderless = l;
+            } else {
+                debug_assert!({
+                    let mut l = Vec::new();
+                    leaderless_of(zk, &self.leaderless_set, render, &mut l);
+                    l == self.leaderless
+                });
+            }
             self.tree = Some(tree);
         }
         // A controller's finding reads the tree and that controller only: with the tree as it was,
@@ -426,6 +469,7 @@ pub(crate) struct Divergence {
     leadership: alloc::rc::Weak<crate::controller::Leadership>,
     /// The controller's leadership log then: what was written to the cache since.
     mark: crate::controller::LogMark,
+    /// The partitions being written then, sorted.
     writing: Vec<TopicPartition>,
     /// The cached partitions (not being written) whose state znode differs from the cache.
     diffs: BTreeSet<TopicPartition>,
@@ -528,21 +572,19 @@ fn leaderless(
     render: bool,
     out: &mut Vec<Alert>,
 ) {
-    if leader != NO_LEADER {
+    if leader != NO_LEADER || !isr.iter().any(|r| live.contains(r)) {
         return;
     }
-    let alive: Vec<BrokerId> = isr.iter().copied().filter(|r| live.contains(r)).collect();
-    if !alive.is_empty() {
-        let tp = tp();
-        out.push(Alert {
-            kind: AlertKind::LeaderlessWithLiveIsr,
-            key: partition_key("leaderless:", &tp),
-            subject: Subject::Partition(tp.clone()),
-            message: text(render, || {
-                format!("{tp} has leader -1 although ISR member(s) {} are {live_word}", fmt_ids(alive))
-            }),
-        });
-    }
+    let tp = tp();
+    out.push(Alert {
+        kind: AlertKind::LeaderlessWithLiveIsr,
+        key: partition_key("leaderless:", &tp),
+        subject: Subject::Partition(tp.clone()),
+        message: text(render, || {
+            let alive = isr.iter().copied().filter(|r| live.contains(r));
+            format!("{tp} has leader -1 although ISR member(s) {} are {live_word}", fmt_ids(alive))
+        }),
+    });
 }
 
 /// An alert key `{prefix}{n}`, built without `core::fmt` (keys are built whenever alerts are).
@@ -557,9 +599,7 @@ fn key(prefix: &str, n: i64) -> String {
 fn partition_key(prefix: &str, tp: &TopicPartition) -> String {
     let mut k = String::with_capacity(prefix.len() + tp.topic.len() + 11);
     k.push_str(prefix);
-    k.push_str(&tp.topic);
-    k.push('-');
-    crate::ids::push_decimal(&mut k, i64::from(tp.partition));
+    tp.write_display(&mut k);
     debug_assert_eq!(k, alloc::format!("{prefix}{tp}"));
     k
 }

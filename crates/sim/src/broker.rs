@@ -517,6 +517,8 @@ impl Broker {
             return false;
         }
         self.controller_epoch = controller_epoch;
+        // At least one effect a partition: grown once, not doubling through a large request.
+        out.effects.reserve(parts.len());
         for p in parts {
             if !p.replicas.contains(&self.id) {
                 continue;

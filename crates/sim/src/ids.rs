@@ -326,6 +326,14 @@ impl TopicPartition {
         out.push_str("/state");
     }
 
+    /// Appends the partition as it displays (`topic-partition`) to `out`, without the formatting
+    /// machinery.
+    pub fn write_display(&self, out: &mut String) {
+        out.push_str(&self.topic);
+        out.push('-');
+        push_decimal(out, i64::from(self.partition));
+    }
+
     /// The partition whose state znode is `path` (the inverse of [`TopicPartition::state_path`]).
     pub fn from_state_path(path: &str) -> Option<TopicPartition> {
         let rest = path.strip_prefix("/brokers/topics/")?.strip_suffix("/state")?;

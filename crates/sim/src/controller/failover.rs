@@ -512,7 +512,11 @@ impl Controller {
     fn replica_state_machine_startup(&mut self, io: &mut ControllerIo) {
         let live = self.ctx.live_brokers.clone();
         let assignment = self.ctx.assignment.clone();
+        // The LeaderAndIsr for a partition's online replicas is added in one call (the same as one
+        // call a replica: nothing it reads moves in between), so its state is built once.
+        let mut online = Vec::new();
         for (tp, replicas) in &assignment {
+            online.clear();
             for r in replicas {
                 let st = if live.contains(r) {
                     ReplicaState::OnlineReplica
@@ -521,8 +525,11 @@ impl Controller {
                 };
                 self.replica_states.insert((tp.clone(), *r), st);
                 if st == ReplicaState::OnlineReplica {
-                    self.add_lai(&[*r], tp);
+                    online.push(*r);
                 }
+            }
+            if !online.is_empty() {
+                self.add_lai(&online, tp);
             }
         }
         self.flush(io);

@@ -697,18 +697,28 @@ impl DataTree {
 
     /// Children names of `path`, sorted.
     pub fn children(&self, path: &str) -> Vec<String> {
+        self.child_names(path).map(String::from).collect()
+    }
+
+    /// [`DataTree::children`], borrowed and lazy (nothing allocated but the prefix).
+    pub fn child_names<'a>(&'a self, path: &str) -> impl Iterator<Item = &'a str> + 'a {
         let mut prefix = String::with_capacity(path.len() + 1);
         prefix.push_str(path);
         if path != "/" {
             prefix.push('/');
         }
+        let n = prefix.len();
         self.nodes
             .range::<str, _>((core::ops::Bound::Included(prefix.as_str()), core::ops::Bound::Unbounded))
-            .take_while(|(p, _)| p.starts_with(&prefix))
+            .take_while(move |(p, _)| p.starts_with(prefix.as_str()))
             // `/` itself starts with the prefix `/` but is no child of itself.
-            .filter(|(p, _)| p.len() > prefix.len() && !p[prefix.len()..].contains('/'))
-            .map(|(p, _)| String::from(child_name(p)))
-            .collect()
+            .filter(move |(p, _)| p.len() > n && !p[n..].contains('/'))
+            .map(|(p, _)| child_name(p))
+    }
+
+    /// `path` has a child (what [`DataTree::children`] would list is not empty).
+    pub fn has_children(&self, path: &str) -> bool {
+        self.child_names(path).next().is_some()
     }
 
     fn add_watch(&mut self, path: &str, table: WatchTable, session: SessionId) {
@@ -751,7 +761,7 @@ impl DataTree {
     /// childless node and returns the watch notifications; `None` if there is no such node or it
     /// has children.
     pub fn admin_delete(&mut self, path: &str) -> Option<Vec<WatchEvent>> {
-        if !self.nodes.contains_key(path) || !self.children(path).is_empty() {
+        if !self.nodes.contains_key(path) || self.has_children(path) {
             return None;
         }
         let mut events = Vec::new();
@@ -890,7 +900,7 @@ impl DataTree {
             }
             ZkOp::Delete { path, version } => match self.check_version(path, *version) {
                 Err(code) => ZkResult::Error { code },
-                Ok(()) if !self.children(path).is_empty() => ZkResult::Error { code: ZkError::NotEmpty },
+                Ok(()) if self.has_children(path) => ZkResult::Error { code: ZkError::NotEmpty },
                 Ok(()) => {
                     self.zxid += 1;
                     self.remove_node(path, &mut events);
@@ -987,7 +997,7 @@ impl DataTree {
                     })
                 }
                 MultiOp::Delete { path, version } => scratch.check_version(path, *version).and_then(|_| {
-                    if scratch.children(path).is_empty() {
+                    if !scratch.has_children(path) {
                         scratch.zxid += 1;
                         scratch.remove_node(path, &mut scratch_events);
                         Ok(())
@@ -1017,7 +1027,7 @@ impl DataTree {
                 }
                 MultiOp::Create { path, .. } => self.check_create(path, true),
                 MultiOp::Delete { path, version } => self.check_version(path, *version).and_then(|_| {
-                    if self.children(path).is_empty() {
+                    if !self.has_children(path) {
                         Ok(())
                     } else {
                         Err(ZkError::NotEmpty)

@@ -583,7 +583,7 @@ impl ZkServerNode {
     /// the leader: removes a childless node, and every server notifies its watchers as it applies
     /// it. False if this server is not leading, or there is no such node, or it has children.
     pub fn admin_delete(&mut self, path: &str, now: u64, links: &dyn ClientLinks, out: &mut Outbox) -> bool {
-        if self.role != Role::Leading || self.tree.get(path).is_none() || !self.tree.children(path).is_empty() {
+        if self.role != Role::Leading || self.tree.get(path).is_none() || self.tree.has_children(path) {
             return false;
         }
         let txn = Txn::AdminDelete { path: path.into() };
