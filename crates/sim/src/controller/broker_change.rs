@@ -134,7 +134,7 @@ impl Controller {
         io.out.mark(Mark::BrokerStartup { controller: io.id, brokers: new.to_vec() });
         self.update_metadata_all(io);
         let assignment = self.ctx.assignment.clone();
-        for (tp, replicas) in &assignment {
+        for (tp, replicas) in assignment.iter() {
             for r in replicas.iter().filter(|r| new.contains(r)) {
                 self.replica_states.insert((tp.clone(), *r), ReplicaState::OnlineReplica);
                 self.add_lai(&[*r], tp);
@@ -178,7 +178,7 @@ impl Controller {
         // 1.1.0+ (batched_isr_removal): one batch per dead replica, see batch_isr.rs.
         let batched = io.cfg.behaviour().batched_isr_removal;
         let mut batches: alloc::collections::BTreeMap<BrokerId, Vec<TopicPartition>> = Default::default();
-        for (tp, replicas) in &self.ctx.assignment {
+        for (tp, replicas) in self.ctx.assignment.iter() {
             for r in replicas.iter().filter(|r| dead.contains(r)) {
                 if !self.ctx.leadership.contains_key(tp) {
                     self.replica_states.insert((tp.clone(), *r), ReplicaState::OfflineReplica);

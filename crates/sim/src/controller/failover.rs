@@ -338,7 +338,7 @@ impl Step {
                         }
                     }
                 }
-                c.ctx.assignment = assignment;
+                c.ctx.assignment = alloc::rc::Rc::new(assignment);
             }
             Step::ReadStates => c.on_read_states(result, io),
             Step::ReadState(tp) => {
@@ -515,7 +515,7 @@ impl Controller {
         // The LeaderAndIsr for a partition's online replicas is added in one call (the same as one
         // call a replica: nothing it reads moves in between), so its state is built once.
         let mut online = Vec::new();
-        for (tp, replicas) in &assignment {
+        for (tp, replicas) in assignment.iter() {
             online.clear();
             for r in replicas {
                 let st = if live.contains(r) {

@@ -124,8 +124,9 @@ pub struct ControllerContext {
     pub epoch_zk_version: i32,
     /// `liveBrokers`.
     pub live_brokers: BTreeSet<BrokerId>,
-    /// `partitionReplicaAssignment`.
-    pub assignment: BTreeMap<TopicPartition, Vec<BrokerId>>,
+    /// `partitionReplicaAssignment`, shared: failover replaces it whole and nothing else writes
+    /// it, so a copy of the controller (or of a step that walks it) copies a pointer.
+    pub assignment: Rc<BTreeMap<TopicPartition, Vec<BrokerId>>>,
     /// `partitionLeadershipInfo`. Written only through [`ControllerContext::cache`],
     /// [`ControllerContext::clear_cache`] and [`ControllerContext::set_cache`], which keep `log`.
     pub leadership: Rc<Leadership>,

@@ -55,7 +55,7 @@ impl Harness {
             epoch: 7,
             epoch_zk_version: 6,
             live_brokers: [1, 2, 3].into_iter().collect(),
-            assignment: [(tp(), replicas.to_vec())].into_iter().collect(),
+            assignment: Rc::new([(tp(), replicas.to_vec())].into_iter().collect()),
             leadership: alloc::rc::Rc::new(
                 [(tp(), alloc::rc::Rc::new(Cached { state: cached, zk_version: 27 }))].into_iter().collect(),
             ),
@@ -499,7 +499,7 @@ fn a_batched_election_reads_and_writes_every_offline_partition_at_once() {
     let batched = mode_where(|b| b.batched_elections && !b.fenced_writes);
     let other = TopicPartition::new(OFFSETS_TOPIC, 6);
     let mut h = Harness::new(batched, &[3, 1, 2], li(3, 13, &[3, 1, 2], 7));
-    h.c.ctx.assignment.insert(other.clone(), vec![3, 1, 2]);
+    Rc::make_mut(&mut h.c.ctx.assignment).insert(other.clone(), vec![3, 1, 2]);
     h.c.ctx.cache(other.clone(), Cached { state: li(3, 13, &[3, 1, 2], 7), zk_version: 27 });
     h.c.ctx.live_brokers = [1, 2].into_iter().collect();
     for t in [tp(), other.clone()] {

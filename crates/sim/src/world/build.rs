@@ -161,7 +161,7 @@ fn zookeeper_steady_state(cfg: &Config) -> (ControlPlane, BTreeMap<BrokerId, Rc<
                 epoch,
                 epoch_zk_version: ver,
                 live_brokers: live.clone(),
-                assignment: cfg.assignment.clone(),
+                assignment: cfg.assignment.clone().into(),
                 leadership: Rc::new(leadership.clone()),
                 log: Default::default(),
                 loaded: true,
