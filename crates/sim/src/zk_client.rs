@@ -23,7 +23,6 @@ use crate::effects::Outbox;
 use crate::ids::NodeId;
 use crate::message::Payload;
 use crate::zookeeper::{SessionId, ZkOp};
-use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
@@ -91,6 +90,103 @@ pub struct Outstanding {
     pub raw: bool,
 }
 
+/// The outstanding requests, by xid (ascending: the order sent). A sorted list rather than a map:
+/// a client has a handful at a time, xids only grow, and the list keeps its room when it empties
+/// (a map frees and reallocates its node every time the last request completes).
+#[derive(Clone, PartialEq, Eq, Debug, Default, Hash)]
+pub struct Requests(Vec<(u64, Outstanding)>);
+
+impl Requests {
+    fn at(&self, xid: u64) -> Result<usize, usize> {
+        self.0.binary_search_by_key(&xid, |(x, _)| *x)
+    }
+
+    /// Adds (or replaces) the request `xid`.
+    pub fn insert(&mut self, xid: u64, o: Outstanding) {
+        match self.at(xid) {
+            Ok(i) => self.0[i].1 = o,
+            Err(i) => self.0.insert(i, (xid, o)),
+        }
+    }
+
+    /// The request `xid`.
+    pub fn get(&self, xid: &u64) -> Option<&Outstanding> {
+        self.at(*xid).ok().map(|i| &self.0[i].1)
+    }
+
+    /// The request `xid`, to change.
+    pub fn get_mut(&mut self, xid: &u64) -> Option<&mut Outstanding> {
+        self.at(*xid).ok().map(|i| &mut self.0[i].1)
+    }
+
+    /// Removes the request `xid`.
+    pub fn remove(&mut self, xid: &u64) -> Option<Outstanding> {
+        self.at(*xid).ok().map(|i| self.0.remove(i).1)
+    }
+
+    /// Whether `xid` is outstanding.
+    pub fn contains_key(&self, xid: &u64) -> bool {
+        self.at(*xid).is_ok()
+    }
+
+    /// How many.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// None outstanding.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The xids, ascending.
+    pub fn keys(&self) -> impl Iterator<Item = &u64> {
+        self.0.iter().map(|(x, _)| x)
+    }
+
+    /// The requests, by ascending xid.
+    pub fn values(&self) -> impl Iterator<Item = &Outstanding> {
+        self.0.iter().map(|(_, o)| o)
+    }
+
+    /// The requests, by ascending xid, to change.
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut Outstanding> {
+        self.0.iter_mut().map(|(_, o)| o)
+    }
+
+    /// (xid, request), ascending.
+    pub fn iter(&self) -> impl Iterator<Item = (&u64, &Outstanding)> {
+        self.0.iter().map(|(x, o)| (x, o))
+    }
+
+    /// (xid, request), ascending, the requests to change.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&u64, &mut Outstanding)> {
+        self.0.iter_mut().map(|(x, o)| (&*x, o))
+    }
+
+    /// Removes and returns the requests `pred` picks, in xid order; the others stay.
+    fn take_where(&mut self, pred: impl Fn(&Outstanding) -> bool) -> Vec<Outstanding> {
+        let mut taken = Vec::new();
+        let mut kept = Vec::with_capacity(self.0.len());
+        for (x, o) in core::mem::take(&mut self.0) {
+            if pred(&o) {
+                taken.push(o);
+            } else {
+                kept.push((x, o));
+            }
+        }
+        self.0 = kept;
+        taken
+    }
+}
+
+impl core::ops::Index<&u64> for Requests {
+    type Output = Outstanding;
+    fn index(&self, xid: &u64) -> &Outstanding {
+        self.get(xid).expect("an outstanding xid")
+    }
+}
+
 /// The client.
 #[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub struct ZkClient {
@@ -99,7 +195,7 @@ pub struct ZkClient {
     /// Connection state.
     pub state: ConnState,
     /// Outstanding requests by xid.
-    pub outstanding: BTreeMap<u64, Outstanding>,
+    pub outstanding: Requests,
     next_xid: u64,
     /// Bumped on every connection loss so stale read-timeout timers do nothing.
     pub conn_gen: u64,
@@ -114,7 +210,7 @@ impl Default for ZkClient {
         ZkClient {
             session: None,
             state: ConnState::Connecting,
-            outstanding: BTreeMap::new(),
+            outstanding: Requests::default(),
             next_xid: 1,
             conn_gen: 0,
             servers: alloc::vec![NodeId::ZK],
@@ -159,8 +255,7 @@ impl ZkClient {
     /// The session expired: the raw handle's outstanding requests fail with `SESSIONEXPIRED`
     /// (removed here, for their waiter to see the error); ZkClient's own stay for the new session.
     pub fn take_raw(&mut self) -> Vec<Outstanding> {
-        let raw: Vec<u64> = self.outstanding.iter().filter(|(_, o)| o.raw).map(|(x, _)| *x).collect();
-        raw.into_iter().filter_map(|x| self.outstanding.remove(&x)).collect()
+        self.outstanding.take_where(|o| o.raw)
     }
 
     /// Submits a request and sends it now when connected (else it waits for the connection).
@@ -217,13 +312,11 @@ impl ZkClient {
     /// `ReplicaManager.maybePropagateIsrChanges` keeps in `isrChangeSet` until a write succeeds, so
     /// it goes out again on the new session.
     pub fn fail_all(&mut self) -> Vec<Outstanding> {
-        let (kept, failed): (BTreeMap<u64, Outstanding>, BTreeMap<u64, Outstanding>) =
-            core::mem::take(&mut self.outstanding).into_iter().partition(|(_, o)| o.purpose == Purpose::IsrNotify);
-        self.outstanding = kept;
+        let failed = self.outstanding.take_where(|o| o.purpose != Purpose::IsrNotify);
         for o in self.outstanding.values_mut() {
             o.in_flight = false;
         }
-        failed.into_values().collect()
+        failed
     }
 
     /// True if a request for `purpose` is outstanding.
@@ -238,6 +331,24 @@ mod tests {
 
     fn read() -> ZkOp {
         ZkOp::GetData { path: "/controller".into(), watch: false }
+    }
+
+    #[test]
+    fn requests_stay_in_xid_order_whatever_order_they_come_and_go() {
+        let o = |raw| Outstanding { op: read(), purpose: Purpose::ControllerWatch, in_flight: true, sends: 1, raw };
+        let mut r = Requests::default();
+        for (x, raw) in [(5, false), (2, true), (9, true), (7, false)] {
+            r.insert(x, o(raw));
+        }
+        assert_eq!(r.keys().copied().collect::<Vec<_>>(), [2, 5, 7, 9]);
+        assert_eq!(r.remove(&7).map(|o| o.raw), Some(false));
+        assert_eq!(r.remove(&7), None);
+        assert!(r.contains_key(&9) && !r.contains_key(&7) && r[&2].raw);
+        let taken = r.take_where(|o| o.raw);
+        assert_eq!(taken.len(), 2);
+        assert_eq!(r.keys().copied().collect::<Vec<_>>(), [5]);
+        r.insert(1, o(false));
+        assert_eq!(r.iter().map(|(x, _)| *x).collect::<Vec<_>>(), [1, 5]);
     }
 
     #[test]
