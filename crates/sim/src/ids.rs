@@ -296,24 +296,28 @@ impl TopicPartition {
     /// by state path on every step need no allocation).
     pub fn with_state_path<R>(&self, f: impl FnOnce(&str) -> R) -> R {
         let mut buf = [0u8; 128];
-        let mut n = 0;
-        let mut put = |b: &[u8]| {
-            let end = n + b.len();
-            if end <= buf.len() {
-                buf[n..end].copy_from_slice(b);
-            }
-            n = end;
-        };
-        put(b"/brokers/topics/");
-        put(self.topic.as_bytes());
-        put(b"/partitions/");
-        let mut buf = [0u8; 20];
-        put(digits(u64::from(self.partition), &mut buf));
-        put(b"/state");
-        match buf.get(..n).map(core::str::from_utf8) {
-            Some(Ok(path)) => f(path),
-            _ => f(&self.state_path()),
+        match self.state_path_in(&mut buf) {
+            Some(path) => f(path),
+            None => f(&self.state_path()),
         }
+    }
+
+    /// [`TopicPartition::state_path`] written into `buf`, or `None` if it does not fit.
+    fn state_path_in<'b>(&self, buf: &'b mut [u8; 128]) -> Option<&'b str> {
+        let mut partition = [0u8; 20];
+        let parts: [&[u8]; 5] = [
+            b"/brokers/topics/",
+            self.topic.as_bytes(),
+            b"/partitions/",
+            digits(u64::from(self.partition), &mut partition),
+            b"/state",
+        ];
+        let mut n = 0;
+        for p in parts {
+            buf.get_mut(n..n + p.len())?.copy_from_slice(p);
+            n += p.len();
+        }
+        core::str::from_utf8(&buf[..n]).ok()
     }
 
     /// Appends [`TopicPartition::state_path`] to `out` (no formatting machinery: hot paths reuse
@@ -411,6 +415,11 @@ mod tests {
         ] {
             assert_eq!(tp.with_state_path(|p| String::from(p)), tp.state_path());
         }
+        // Written on the stack when it fits, and only then.
+        let mut buf = [0u8; 128];
+        let tp = TopicPartition::new("__consumer_offsets", 12);
+        assert_eq!(tp.state_path_in(&mut buf), Some(tp.state_path().as_str()));
+        assert_eq!(TopicPartition::new(&long, 7).state_path_in(&mut buf), None);
     }
 
     #[test]
