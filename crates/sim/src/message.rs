@@ -41,6 +41,17 @@ impl PartitionStateInfo {
             replicas,
         }
     }
+
+    /// This is [`PartitionStateInfo::new`] of `state` at `zk_version` with `replicas` (for `tp`,
+    /// which the caller matched), compared without building it.
+    pub fn is_of(&self, state: &LeaderIsr, zk_version: i32, replicas: &[BrokerId]) -> bool {
+        self.leader == state.leader
+            && self.leader_epoch == state.leader_epoch
+            && self.isr == state.isr
+            && self.zk_version == zk_version
+            && self.controller_epoch == state.controller_epoch
+            && self.replicas == replicas
+    }
 }
 
 /// Answer to a session (re)connect.

@@ -26,17 +26,9 @@ impl Controller {
     fn info(&mut self, tp: &TopicPartition) -> Option<Rc<PartitionStateInfo>> {
         let c = self.ctx.leadership.get(tp)?;
         let replicas = self.ctx.assignment.get(tp).map(Vec::as_slice).unwrap_or(&[]);
-        if let Some(s) = self.sent.0.get(tp) {
-            let same = s.leader == c.state.leader
-                && s.leader_epoch == c.state.leader_epoch
-                && s.isr == c.state.isr
-                && s.zk_version == c.zk_version
-                && s.controller_epoch == c.state.controller_epoch
-                && s.replicas == replicas;
-            if same {
-                debug_assert_eq!(**s, c.info(tp, replicas.to_vec()));
-                return Some(s.clone());
-            }
+        if let Some(s) = self.sent.0.get(tp).filter(|s| s.is_of(&c.state, c.zk_version, replicas)) {
+            debug_assert_eq!(**s, c.info(tp, replicas.to_vec()));
+            return Some(s.clone());
         }
         let info = Rc::new(c.info(tp, replicas.to_vec()));
         self.sent.0.insert(tp.clone(), info.clone());

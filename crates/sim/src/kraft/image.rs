@@ -83,9 +83,7 @@ fn publish_in_place(img: &Image, br: &mut Broker) {
     if moved {
         br.partitions_stamp.0 += 1;
     }
-    if owned != br.owned_offsets_partitions {
-        br.owned_offsets_partitions = owned;
-    }
+    br.owned_offsets_partitions = owned;
     if !img.registered.difference(&img.fenced).eq(br.metadata.alive.iter()) {
         br.metadata.alive = img.live();
     }

@@ -1136,7 +1136,6 @@ impl ClientLinks for ZkLinks<'_> {
     }
 }
 
-/// The typed record of what a step did with `m` (for the swim lanes; nothing is allocated).
 /// Why a message was dropped on arrival (rendered only when the step is shown).
 #[derive(Clone, Copy)]
 enum DropReason {
@@ -1148,6 +1147,7 @@ enum DropReason {
     VoterDown(u32),
 }
 
+/// The typed record of what a step did with `m` (for the swim lanes; nothing is allocated).
 fn delivery(m: &Message, outcome: Outcome) -> Delivery {
     Delivery { id: m.id, sent_step: m.sent_step, sent_ms: m.sent_ms, category: m.payload.category(), outcome }
 }
