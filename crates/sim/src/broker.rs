@@ -104,8 +104,10 @@ pub struct Broker {
     pub controller: Controller,
     /// `ReplicaManager.controllerEpoch`: the highest controller epoch seen.
     pub controller_epoch: i32,
-    /// Local replicas (every write moves `partitions_stamp`).
-    pub partitions: BTreeMap<TopicPartition, LocalPartition>,
+    /// Local replicas (every write moves `partitions_stamp`). Shared copy-on-write: a world
+    /// cloned for a schedule copies them only when the broker's replicas are written, not at the
+    /// broker's first write of anything (see [`Broker::partitions_mut`]).
+    pub partitions: Rc<BTreeMap<TopicPartition, LocalPartition>>,
     /// Moves at every write of `partitions` (see [`Stamp`]).
     pub(crate) partitions_stamp: Stamp,
     /// Metadata cache.
@@ -147,7 +149,7 @@ impl Broker {
             registered: false,
             controller: Controller::default(),
             controller_epoch: 0,
-            partitions: BTreeMap::new(),
+            partitions: Rc::default(),
             partitions_stamp: Stamp::default(),
             metadata: MetadataCache::default(),
             owned_offsets_partitions: BTreeSet::new(),
@@ -537,7 +539,7 @@ impl Broker {
             let was_leader = self.partitions.get(&p.tp).map(|l| l.is_leader).unwrap_or(false);
             if p.leader == self.id {
                 self.partitions_stamp.0 += 1;
-                self.partitions.insert(p.tp.clone(), LocalPartition::from_info(&p, self.id));
+                Rc::make_mut(&mut self.partitions).insert(p.tp.clone(), LocalPartition::from_info(&p, self.id));
                 out.log(
                     EventKind::ControlRequest,
                     || format!(
@@ -559,7 +561,7 @@ impl Broker {
                 }
             } else if p.leader != NO_LEADER && self.metadata.alive.contains(&p.leader) {
                 self.partitions_stamp.0 += 1;
-                self.partitions.insert(p.tp.clone(), LocalPartition::from_info(&p, self.id));
+                Rc::make_mut(&mut self.partitions).insert(p.tp.clone(), LocalPartition::from_info(&p, self.id));
                 out.log(EventKind::ControlRequest, || {
                     format!(
                         "[ReplicaManager broker={}] Became follower of broker {} for {} with leader epoch {}",
@@ -591,7 +593,7 @@ impl Broker {
                     still_leader: was_leader,
                 });
                 self.partitions_stamp.0 += 1;
-                self.partitions.entry(p.tp.clone()).or_insert(LocalPartition {
+                Rc::make_mut(&mut self.partitions).entry(p.tp.clone()).or_insert(LocalPartition {
                     leader: NO_LEADER,
                     leader_epoch: -1,
                     isr: Vec::new(),
@@ -645,12 +647,12 @@ impl Broker {
         partitions: BTreeMap<TopicPartition, PartitionStateInfo>,
     ) {
         self.partitions_stamp.0 += 1;
-        self.partitions.clear();
+        Rc::make_mut(&mut self.partitions).clear();
         self.owned_offsets_partitions.clear();
         for (tp, info) in &partitions {
             if info.replicas.contains(&self.id) {
                 self.partitions_stamp.0 += 1;
-                self.partitions.insert(tp.clone(), LocalPartition::from_info(info, self.id));
+                Rc::make_mut(&mut self.partitions).insert(tp.clone(), LocalPartition::from_info(info, self.id));
             }
             if info.leader == self.id && tp.topic == OFFSETS_TOPIC {
                 self.owned_offsets_partitions.insert(tp.partition);
@@ -836,7 +838,7 @@ impl Broker {
 
     fn on_isr_write(&mut self, tp: &TopicPartition, isr: Vec<BrokerId>, result: ZkResult, out: &mut Outbox) {
         self.partitions_stamp.0 += 1;
-        let Some(lp) = self.partitions.get_mut(tp) else { return };
+        let Some(lp) = Rc::make_mut(&mut self.partitions).get_mut(tp) else { return };
         match result {
             ZkResult::Written { stat } => {
                 lp.isr = isr;
@@ -1123,7 +1125,7 @@ mod tests {
             assert_eq!(b.isr_check_due(&only_me, &cfg), Some(cfg.replica_lag_ms / 2), "next isr-expiration run");
         }
         // The model stops after ISR_REFUSAL_REPEATS refusals (Kafka never stops).
-        b.partitions.get_mut(&offsets3()).unwrap().isr_refusals = ISR_REFUSAL_REPEATS;
+        Rc::make_mut(&mut b.partitions).get_mut(&offsets3()).unwrap().isr_refusals = ISR_REFUSAL_REPEATS;
         assert_eq!(b.isr_check_due(&only_me, &cfg), None);
     }
 

@@ -60,16 +60,10 @@ fn publish_in_place(img: &Image, br: &mut Broker) {
         }
         if p.replicas.contains(&me) {
             local += 1;
-            match br.partitions.get_mut(tp) {
-                Some(l) if p.is_local(l, me) => {}
-                Some(l) => {
-                    *l = LocalPartition::from_info(cached, me);
-                    moved = true;
-                }
-                None => {
-                    br.partitions.insert(tp.clone(), LocalPartition::from_info(cached, me));
-                    moved = true;
-                }
+            // Copied (when a cloned world shares them) only for an entry that changes.
+            if !br.partitions.get(tp).is_some_and(|l| p.is_local(l, me)) {
+                Rc::make_mut(&mut br.partitions).insert(tp.clone(), LocalPartition::from_info(cached, me));
+                moved = true;
             }
         }
         if p.leader == me && tp.topic == OFFSETS_TOPIC {
@@ -77,7 +71,8 @@ fn publish_in_place(img: &Image, br: &mut Broker) {
         }
     }
     if br.partitions.len() != local {
-        br.partitions.retain(|tp, _| img.partitions.get(tp).is_some_and(|p| p.replicas.contains(&me)));
+        Rc::make_mut(&mut br.partitions)
+            .retain(|tp, _| img.partitions.get(tp).is_some_and(|p| p.replicas.contains(&me)));
         moved = true;
     }
     if moved {
