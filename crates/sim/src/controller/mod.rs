@@ -594,7 +594,7 @@ impl Controller {
     pub fn on_result(&mut self, op: ZkOp, result: ZkResult, io: &mut ControllerIo) {
         if let Some(job) = self.job.as_mut().filter(|j| !j.pipeline.is_empty()) {
             // One of several pipelined requests: wait for all of them.
-            let Some(slot) = job.pipeline.iter_mut().find(|(o, r)| *o == op && r.is_none()) else { return };
+            let Some(slot) = job.pipeline.iter_mut().find(|(o, r)| r.is_none() && *o == op) else { return };
             slot.1 = Some(result);
             if job.pipeline.iter().any(|(_, r)| r.is_none()) {
                 return;
