@@ -1060,7 +1060,7 @@ mod tests {
         let elect = ZkOp::GetData { path: "/controller".into(), watch: true };
         assert!(matches!(
             &out.effects[..],
-            [Effect::Send { to: NodeId::ZK, payload: Payload::ZkRequest { session: 5, op, controller: true, .. } }] if *op == elect
+            [Effect::Send { to: NodeId::ZK, payload: Payload::ZkRequest { session: 5, op, controller: true, .. } }] if **op == elect
         ));
         assert_eq!(b.controller.job.as_ref().and_then(|j| j.waiting_on()).as_deref(), Some("elect"));
     }
@@ -1092,7 +1092,7 @@ mod tests {
             failed_writes: Vec::new()
         }));
         assert!(marks.contains(&crate::mark::Mark::ControllerMoveTriggered { broker: 1, owner_checked: false }));
-        let ops: Vec<&ZkOp> = b.zk.outstanding.values().map(|o| &o.op).collect();
+        let ops: Vec<&ZkOp> = b.zk.outstanding.values().map(|o| &*o.op).collect();
         assert_eq!(ops.len(), 2, "{ops:?}");
         assert!(ops.contains(&&read), "ZkClient's own request waits for the new session");
         assert!(ops.contains(&&ZkOp::Delete { path: "/controller".into(), version: -1 }), "triggerControllerMove");
@@ -1113,7 +1113,7 @@ mod tests {
             b.isr_check(&only_me, &mut out);
             let xid = *b.zk.outstanding.keys().next().expect("the ISR write is sent again");
             let done = b.zk.complete(xid).unwrap();
-            assert!(matches!(done.op, ZkOp::SetData { version: 27, .. }), "run {run}: {:?}", done.op);
+            assert!(matches!(*done.op, ZkOp::SetData { version: 27, .. }), "run {run}: {:?}", done.op);
             b.on_isr_write(&offsets3(), vec![1], ZkResult::Error { code: ZkError::BadVersion }, &mut out);
             let refused = crate::mark::Mark::IsrUpdateRefused {
                 broker: 1,
@@ -1139,14 +1139,14 @@ mod tests {
             out.effects
                 .iter()
                 .filter_map(|e| match e {
-                    Effect::Send {
-                        payload:
-                            Payload::ZkRequest {
-                                op: ZkOp::Create { path, data: ZData::IsrChange { partitions }, sequential: true, .. },
-                                ..
-                            },
-                        ..
-                    } if path == "/isr_change_notification/isr_change_" => Some(partitions.clone()),
+                    Effect::Send { payload: Payload::ZkRequest { op, .. }, .. } => match &**op {
+                        ZkOp::Create { path, data: ZData::IsrChange { partitions }, sequential: true, .. }
+                            if path == "/isr_change_notification/isr_change_" =>
+                        {
+                            Some(partitions.clone())
+                        }
+                        _ => None,
+                    },
                     _ => None,
                 })
                 .collect()

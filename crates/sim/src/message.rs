@@ -4,6 +4,7 @@
 use crate::ids::{fmt_ids, BrokerId, NodeId, TopicPartition};
 use crate::zookeeper::{LeaderIsr, SessionId, WatchEvent, ZkOp, ZkResult};
 use alloc::format;
+use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
@@ -105,8 +106,8 @@ pub enum Payload {
         session: SessionId,
         /// Client-side request id.
         xid: u64,
-        /// The operation.
-        op: ZkOp,
+        /// The operation (shared with the client's retry table, never copied on the way).
+        op: Rc<ZkOp>,
         /// Sent by the controller event thread (not by the broker's own ISR or registration code).
         controller: bool,
     },

@@ -23,6 +23,7 @@ use crate::effects::Outbox;
 use crate::ids::NodeId;
 use crate::message::Payload;
 use crate::zookeeper::{SessionId, ZkOp};
+use alloc::rc::Rc;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
@@ -77,8 +78,8 @@ pub enum Purpose {
 /// An outstanding request.
 #[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub struct Outstanding {
-    /// The request.
-    pub op: ZkOp,
+    /// The request (shared with the message that carries it and the server's transaction).
+    pub op: Rc<ZkOp>,
     /// Who waits.
     pub purpose: Purpose,
     /// Sent and not known to be lost.
@@ -234,7 +235,7 @@ impl ZkClient {
     }
 
     /// Queues a request; returns `(xid, send_now)`: send it now when connected, else it waits.
-    pub fn submit(&mut self, op: ZkOp, purpose: Purpose) -> (u64, bool) {
+    pub fn submit(&mut self, op: Rc<ZkOp>, purpose: Purpose) -> (u64, bool) {
         let xid = self.next_xid;
         self.next_xid += 1;
         let send = self.state == ConnState::Connected;
@@ -244,7 +245,7 @@ impl ZkClient {
 
     /// [`ZkClient::send`] on the raw `ZooKeeper` handle (`ZKCheckedEphemeral`): the request is not
     /// retried on a new session.
-    pub fn send_raw(&mut self, op: ZkOp, purpose: Purpose, out: &mut Outbox) -> u64 {
+    pub fn send_raw(&mut self, op: impl Into<Rc<ZkOp>>, purpose: Purpose, out: &mut Outbox) -> u64 {
         let xid = self.send(op, purpose, out);
         if let Some(o) = self.outstanding.get_mut(&xid) {
             o.raw = true;
@@ -259,8 +260,9 @@ impl ZkClient {
     }
 
     /// Submits a request and sends it now when connected (else it waits for the connection).
-    pub fn send(&mut self, op: ZkOp, purpose: Purpose, out: &mut Outbox) -> u64 {
+    pub fn send(&mut self, op: impl Into<Rc<ZkOp>>, purpose: Purpose, out: &mut Outbox) -> u64 {
         let controller = purpose == Purpose::Controller;
+        let op = op.into();
         let (xid, now) = self.submit(op.clone(), purpose);
         if now {
             if let Some(session) = self.session {
@@ -292,7 +294,7 @@ impl ZkClient {
     }
 
     /// Requests to (re)send now, marking them in flight.
-    pub fn take_resends(&mut self) -> Vec<(u64, ZkOp, bool)> {
+    pub fn take_resends(&mut self) -> Vec<(u64, Rc<ZkOp>, bool)> {
         if self.state != ConnState::Connected {
             return Vec::new();
         }
@@ -335,7 +337,13 @@ mod tests {
 
     #[test]
     fn requests_stay_in_xid_order_whatever_order_they_come_and_go() {
-        let o = |raw| Outstanding { op: read(), purpose: Purpose::ControllerWatch, in_flight: true, sends: 1, raw };
+        let o = |raw| Outstanding {
+            op: Rc::new(read()),
+            purpose: Purpose::ControllerWatch,
+            in_flight: true,
+            sends: 1,
+            raw,
+        };
         let mut r = Requests::default();
         for (x, raw) in [(5, false), (2, true), (9, true), (7, false)] {
             r.insert(x, o(raw));
@@ -354,10 +362,10 @@ mod tests {
     #[test]
     fn requests_wait_while_disconnected_and_are_resent() {
         let mut c = ZkClient::default();
-        let (x1, now) = c.submit(read(), Purpose::Controller);
+        let (x1, now) = c.submit(Rc::new(read()), Purpose::Controller);
         assert!(!now, "not connected yet");
         c.state = ConnState::Connected;
-        assert_eq!(c.take_resends(), alloc::vec![(x1, read(), true)]);
+        assert_eq!(c.take_resends(), alloc::vec![(x1, Rc::new(read()), true)]);
         assert!(c.take_resends().is_empty(), "in flight now");
         c.disconnect();
         assert!(c.take_resends().is_empty(), "disconnected: nothing goes out");
@@ -371,14 +379,14 @@ mod tests {
     #[test]
     fn after_expiry_only_an_isr_change_notification_survives_for_the_new_session() {
         let mut c = ZkClient { state: ConnState::Connected, ..ZkClient::default() };
-        let (_, _) = c.submit(read(), Purpose::Controller);
+        let (_, _) = c.submit(Rc::new(read()), Purpose::Controller);
         let notify = ZkOp::Create {
             path: "/isr_change_notification/isr_change_".into(),
             data: crate::zookeeper::ZData::Empty,
             ephemeral: false,
             sequential: true,
         };
-        let (xn, _) = c.submit(notify, Purpose::IsrNotify);
+        let (xn, _) = c.submit(Rc::new(notify), Purpose::IsrNotify);
         let failed = c.fail_all();
         assert_eq!(failed.len(), 1);
         assert_eq!(failed[0].purpose, Purpose::Controller);

@@ -339,7 +339,7 @@ pub struct Job {
     steps: VecDeque<Step>,
     waiting: Option<Step>,
     /// The pipelined requests of the step waiting on [`Exec::WaitAll`], with their responses so far.
-    pipeline: Vec<(ZkOp, Option<ZkResult>)>,
+    pipeline: Vec<(Rc<ZkOp>, Option<ZkResult>)>,
 }
 
 impl Job {
@@ -478,6 +478,7 @@ impl Controller {
                 }
                 Exec::WaitAll(ops) if ops.is_empty() => self.pipelined(step, Vec::new(), io),
                 Exec::WaitAll(ops) => {
+                    let ops: Vec<Rc<ZkOp>> = ops.into_iter().map(Rc::new).collect();
                     if let Some(job) = self.job.as_mut() {
                         job.waiting = Some(step);
                         job.pipeline = ops.iter().map(|op| (op.clone(), None)).collect();
@@ -591,10 +592,13 @@ impl Controller {
 
     /// The controller thread's ZooKeeper call `op` returned `result`: the response half of the
     /// step it was blocked on.
-    pub fn on_result(&mut self, op: ZkOp, result: ZkResult, io: &mut ControllerIo) {
+    pub fn on_result(&mut self, op: Rc<ZkOp>, result: ZkResult, io: &mut ControllerIo) {
         if let Some(job) = self.job.as_mut().filter(|j| !j.pipeline.is_empty()) {
             // One of several pipelined requests: wait for all of them.
-            let Some(slot) = job.pipeline.iter_mut().find(|(o, r)| r.is_none() && *o == op) else { return };
+            let Some(slot) = job.pipeline.iter_mut().find(|(o, r)| r.is_none() && (Rc::ptr_eq(o, &op) || *o == op))
+            else {
+                return;
+            };
             slot.1 = Some(result);
             if job.pipeline.iter().any(|(_, r)| r.is_none()) {
                 return;

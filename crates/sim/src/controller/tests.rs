@@ -84,10 +84,10 @@ impl Harness {
 
     /// The one ZooKeeper request the controller thread waits on (checked to have been sent).
     fn pending(&self) -> ZkOp {
-        let ops: Vec<&ZkOp> = self.zk.outstanding.values().map(|o| &o.op).collect();
+        let ops: Vec<&ZkOp> = self.zk.outstanding.values().map(|o| &*o.op).collect();
         assert_eq!(ops.len(), 1, "one request outstanding: {ops:?}");
         let sent = self.out.effects.iter().any(|e| {
-            matches!(e, Effect::Send { payload: Payload::ZkRequest { op, controller: true, .. }, .. } if op == ops[0])
+            matches!(e, Effect::Send { payload: Payload::ZkRequest { op, controller: true, .. }, .. } if **op == *ops[0])
         });
         assert!(sent, "{:?} was sent to ZooKeeper", ops[0]);
         ops[0].clone()
@@ -414,13 +414,13 @@ fn controller_change_rereads_controller_only_when_the_behaviour_says_so() {
 impl Harness {
     /// Every outstanding ZooKeeper request, in the order sent (each checked to have been sent).
     fn pending_all(&self) -> Vec<ZkOp> {
-        let ops: Vec<ZkOp> = self.zk.outstanding.values().map(|o| o.op.clone()).collect();
+        let ops: Vec<ZkOp> = self.zk.outstanding.values().map(|o| (*o.op).clone()).collect();
         for op in &ops {
             assert!(
                 self.out
                     .effects
                     .iter()
-                    .any(|e| matches!(e, Effect::Send { payload: Payload::ZkRequest { op: o, .. }, .. } if o == op)),
+                    .any(|e| matches!(e, Effect::Send { payload: Payload::ZkRequest { op: o, .. }, .. } if **o == *op)),
                 "{op:?} was sent"
             );
         }

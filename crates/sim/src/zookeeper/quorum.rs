@@ -57,6 +57,7 @@ use crate::message::{ConnectResult, Payload};
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::format;
+use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
@@ -114,7 +115,7 @@ pub enum Txn {
         /// Its session.
         session: SessionId,
         /// The operation.
-        op: ZkOp,
+        op: Rc<ZkOp>,
         /// Sent by a controller event.
         controller: bool,
         /// When the leader took it.
@@ -125,7 +126,7 @@ pub enum Txn {
         /// Its session.
         session: SessionId,
         /// The operation.
-        op: ZkOp,
+        op: Rc<ZkOp>,
         /// Why.
         code: ZkError,
     },
@@ -704,7 +705,7 @@ mod tests {
 
     fn forward(z: &mut ZkServerNode, s: SessionId, op: ZkOp, now: u64) -> Outbox {
         let origin = Origin { server: ZK1, client: B1, xid: 1 };
-        let txn = Txn::Op { session: s, op, controller: false, now };
+        let txn = Txn::Op { session: s, op: Rc::new(op), controller: false, now };
         let mut out = Outbox::default();
         z.on_message(ZK1, Payload::ZkPeer { msg: PeerMsg::Forward { epoch: 1, origin, txn } }, now, &Links, &mut out);
         out
@@ -729,7 +730,7 @@ mod tests {
         assert_eq!(z.tracker().expires_at(s), Some(8000), "a forwarded request only passes checkSession");
         // The same client's own packet to the leader touches it: roundToInterval(5 000 + 6 000).
         let mut out = Outbox::default();
-        let req = Payload::ZkRequest { session: s, xid: 2, op: create("/y"), controller: false };
+        let req = Payload::ZkRequest { session: s, xid: 2, op: Rc::new(create("/y")), controller: false };
         z.on_message(B1, req, 5000, &Links, &mut out);
         assert_eq!(z.tracker().expires_at(s), Some(12_000));
     }

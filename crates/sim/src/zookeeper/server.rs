@@ -43,6 +43,7 @@ use crate::mark::Mark;
 use crate::message::{ConnectResult, Payload};
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
+use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -337,7 +338,7 @@ impl ZkServerNode {
         from: NodeId,
         session: SessionId,
         xid: u64,
-        op: ZkOp,
+        op: Rc<ZkOp>,
         controller: bool,
         now: u64,
         links: &dyn ClientLinks,
@@ -712,7 +713,7 @@ mod tests {
 
         fn request(&mut self, client: NodeId, op: ZkOp, controller: bool) -> (ZkResult, Outbox) {
             let session = self.session_of(client);
-            let out = self.deliver(client, Payload::ZkRequest { session, xid: 1, op, controller });
+            let out = self.deliver(client, Payload::ZkRequest { session, xid: 1, op: Rc::new(op), controller });
             let result = out
                 .sent()
                 .into_iter()
