@@ -636,9 +636,9 @@ impl World {
             .zk()
             .into_iter()
             .flat_map(|z| z.nodes())
-            .filter(|(p, _)| p.as_str() != "/")
+            .filter(|(p, _)| *p != "/")
             .map(|(p, n)| ZnodeView {
-                path: p.clone(),
+                path: String::from(p),
                 data: n.data.to_json(),
                 version: n.stat.version,
                 ephemeral_owner: n.stat.ephemeral_owner.map(|s| {

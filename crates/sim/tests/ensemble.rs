@@ -243,7 +243,7 @@ fn random_faults_then_healing_leave_one_leader_equal_replicas_and_connected_clie
         assert_eq!(leaders.len(), 1, "run {k}: {script:?}");
         assert!(servers.iter().all(|z| z.leader == Some(leaders[0]) && z.zxid == servers[0].zxid), "run {k}");
         let replica = |z: &splitbrain_sim::zookeeper::ZkServerNode| {
-            let nodes: Vec<_> = z.tree().nodes().map(|(p, n)| (p.clone(), n.stat.version)).collect();
+            let nodes: Vec<_> = z.tree().nodes().map(|(p, n)| (String::from(p), n.stat.version)).collect();
             let sessions: Vec<_> = z.tree().sessions().map(|s| (s.id, s.expired)).collect();
             (nodes, sessions)
         };

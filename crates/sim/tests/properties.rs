@@ -95,7 +95,7 @@ proptest! {
                 if let Some(owner) = n.stat.ephemeral_owner {
                     prop_assert!(zk.is_live(owner), "{path} outlived its session 0x{owner:x}");
                 }
-                let key = (path.clone(), n.stat.czxid);
+                let key = (String::from(path), n.stat.czxid);
                 let v = versions.entry(key).or_insert(n.stat.version);
                 prop_assert!(n.stat.version >= *v, "{path} version went from {} to {}", v, n.stat.version);
                 *v = n.stat.version;

@@ -16,6 +16,7 @@ pub use session_tracker::SessionTracker;
 use crate::ids::{fmt_ids, BrokerId, NodeId, TopicPartition};
 use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
 use alloc::format;
+use alloc::rc::Rc;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
@@ -504,7 +505,9 @@ enum WatchTable {
 /// what [`server::ZkServerNode`] reads and writes when it handles a request.
 #[derive(Clone, PartialEq, Eq, Debug, Default, Hash)]
 pub struct DataTree {
-    nodes: BTreeMap<String, Znode>,
+    /// The znodes by path, each shared copy-on-write: a server's tree cloned for a schedule's
+    /// world copies a znode only when it is written.
+    nodes: BTreeMap<Rc<str>, Rc<Znode>>,
     sessions: BTreeMap<SessionId, Session>,
     watches: BTreeMap<(String, WatchTable), BTreeSet<SessionId>>,
     zxid: u64,
@@ -589,11 +592,11 @@ impl DataTree {
         let mut s = DataTree { next_session: 0x1000, ..Default::default() };
         s.nodes.insert(
             "/".into(),
-            Znode {
+            Rc::new(Znode {
                 data: ZData::Empty,
                 stat: Stat { version: 0, cversion: 0, czxid: 0, mzxid: 0, ephemeral_owner: None },
                 child_creates: 0,
-            },
+            }),
         );
         s
     }
@@ -663,8 +666,12 @@ impl DataTree {
         } else {
             return (deleted, events);
         }
-        let owned: Vec<String> =
-            self.nodes.iter().filter(|(_, n)| n.stat.ephemeral_owner == Some(id)).map(|(p, _)| p.clone()).collect();
+        let owned: Vec<String> = self
+            .nodes
+            .iter()
+            .filter(|(_, n)| n.stat.ephemeral_owner == Some(id))
+            .map(|(p, _)| String::from(&**p))
+            .collect();
         for p in owned {
             self.zxid += 1;
             self.remove_node(&p, &mut events);
@@ -682,12 +689,17 @@ impl DataTree {
 
     /// The znode at `path`.
     pub fn get(&self, path: &str) -> Option<&Znode> {
-        self.nodes.get(path)
+        self.nodes.get(path).map(|n| &**n)
+    }
+
+    /// The znode at `path`, to write (copied first if a cloned tree shares it).
+    fn node_mut(&mut self, path: &str) -> Option<&mut Znode> {
+        self.nodes.get_mut(path).map(Rc::make_mut)
     }
 
     /// Every znode, in path order.
-    pub fn nodes(&self) -> impl Iterator<Item = (&String, &Znode)> {
-        self.nodes.iter()
+    pub fn nodes(&self) -> impl Iterator<Item = (&str, &Znode)> {
+        self.nodes.iter().map(|(p, n)| (&**p, &**n))
     }
 
     /// Current zxid.
@@ -749,7 +761,7 @@ impl DataTree {
         }
         if let Some(parent) = parent_of(path) {
             let parent = String::from(parent);
-            if let Some(p) = self.nodes.get_mut(&parent) {
+            if let Some(p) = self.node_mut(&parent) {
                 // What a client reads as cversion counts deletes too (see `Znode::child_creates`).
                 p.stat.cversion += 1;
             }
@@ -777,11 +789,11 @@ impl DataTree {
         for part in path.split('/').filter(|s| !s.is_empty()) {
             acc.push('/');
             acc.push_str(part);
-            if !self.nodes.contains_key(&acc) {
+            if !self.nodes.contains_key(acc.as_str()) {
                 self.zxid += 1;
                 self.nodes.insert(
-                    acc.clone(),
-                    Znode {
+                    Rc::from(acc.as_str()),
+                    Rc::new(Znode {
                         data: ZData::Empty,
                         stat: Stat {
                             version: 0,
@@ -791,11 +803,11 @@ impl DataTree {
                             ephemeral_owner: None,
                         },
                         child_creates: 0,
-                    },
+                    }),
                 );
             }
         }
-        let n = self.nodes.get_mut(path).expect("just created");
+        let n = self.node_mut(path).expect("just created");
         n.data = data;
         n.stat.ephemeral_owner = owner;
     }
@@ -803,7 +815,7 @@ impl DataTree {
     /// Sets a node's version directly (scenario set-up: a cluster with history).
     pub fn seed_version(&mut self, path: &str, version: i32) {
         self.changed(path);
-        if let Some(n) = self.nodes.get_mut(path) {
+        if let Some(n) = self.node_mut(path) {
             n.stat.version = version;
         }
     }
@@ -828,16 +840,16 @@ impl DataTree {
         let z = self.zxid;
         self.nodes.insert(
             path.into(),
-            Znode {
+            Rc::new(Znode {
                 data,
                 stat: Stat { version: 0, cversion: 0, czxid: z, mzxid: z, ephemeral_owner: owner },
                 child_creates: 0,
-            },
+            }),
         );
         self.fire(path, WatchTable::Data, WatchEventType::NodeCreated, events);
         if let Some(parent) = parent_of(path) {
             let parent = String::from(parent);
-            if let Some(p) = self.nodes.get_mut(&parent) {
+            if let Some(p) = self.node_mut(&parent) {
                 p.stat.cversion += 1;
                 p.child_creates += 1;
             }
@@ -868,11 +880,12 @@ impl DataTree {
         self.changed(path);
         self.zxid += 1;
         let z = self.zxid;
+        // A new znode in the slot: the old one's data is not copied just to be overwritten.
         let n = self.nodes.get_mut(path).expect("checked");
-        n.data = data;
-        n.stat.version += 1;
-        n.stat.mzxid = z;
-        let stat = n.stat;
+        let mut stat = n.stat;
+        stat.version += 1;
+        stat.mzxid = z;
+        *n = Rc::new(Znode { data, stat, child_creates: n.child_creates });
         self.fire(path, WatchTable::Data, WatchEventType::NodeDataChanged, events);
         stat
     }
@@ -911,7 +924,7 @@ impl DataTree {
                 Err(code) => ZkResult::Error { code },
                 Ok(()) => ZkResult::Written { stat: self.do_set(path, data.clone(), &mut events) },
             },
-            ZkOp::GetData { path, watch } => match self.nodes.get(path).cloned() {
+            ZkOp::GetData { path, watch } => match self.nodes.get(path.as_str()).map(|n| Znode::clone(n)) {
                 None => {
                     // Plain ZooKeeper leaves no watch here; ZkClient's subscribed reads arm an
                     // `exists` watch instead, which is what a watched read means in this model.
@@ -927,7 +940,7 @@ impl DataTree {
                     ZkResult::Data { data: n.data, stat: n.stat }
                 }
             },
-            ZkOp::GetDataPlain { path, watch } => match self.nodes.get(path).cloned() {
+            ZkOp::GetDataPlain { path, watch } => match self.nodes.get(path.as_str()).map(|n| Znode::clone(n)) {
                 None => ZkResult::Error { code: ZkError::NoNode },
                 Some(n) => {
                     if *watch {
@@ -940,10 +953,10 @@ impl DataTree {
                 if *watch {
                     self.add_watch(path, WatchTable::Data, session);
                 }
-                ZkResult::Exists { stat: self.nodes.get(path).map(|n| n.stat) }
+                ZkResult::Exists { stat: self.nodes.get(path.as_str()).map(|n| n.stat) }
             }
             ZkOp::GetChildren { path, watch } => {
-                if !self.nodes.contains_key(path) {
+                if !self.nodes.contains_key(path.as_str()) {
                     ZkResult::Error { code: ZkError::NoNode }
                 } else {
                     if *watch {
@@ -953,7 +966,7 @@ impl DataTree {
                 }
             }
             ZkOp::GetDataMany { paths } => ZkResult::DataMany {
-                items: paths.iter().map(|p| self.nodes.get(p).map(|n| (n.data.clone(), n.stat))).collect(),
+                items: paths.iter().map(|p| self.nodes.get(p.as_str()).map(|n| (n.data.clone(), n.stat))).collect(),
             },
             ZkOp::Multi { ops } => self.apply_multi(session, ops, &mut events),
         };
