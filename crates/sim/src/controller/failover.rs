@@ -514,20 +514,27 @@ impl Controller {
         let assignment = self.ctx.assignment.clone();
         // The LeaderAndIsr for a partition's online replicas is added in one call (the same as one
         // call a replica: nothing it reads moves in between), so its state is built once.
+        let state = |r: &BrokerId| {
+            if live.contains(r) {
+                ReplicaState::OnlineReplica
+            } else {
+                ReplicaState::ReplicaDeletionIneligible
+            }
+        };
+        // The states are all written before the first request is added (nothing the requests
+        // read depends on them); into an empty map (a controller's first startup after
+        // resigning, which clears it) in one bulk build instead of an insert per replica.
+        let states =
+            assignment.iter().flat_map(|(tp, replicas)| replicas.iter().map(move |r| ((tp.clone(), *r), state(r))));
+        if self.replica_states.is_empty() {
+            self.replica_states = states.collect();
+        } else {
+            self.replica_states.extend(states);
+        }
         let mut online = Vec::new();
         for (tp, replicas) in assignment.iter() {
             online.clear();
-            for r in replicas {
-                let st = if live.contains(r) {
-                    ReplicaState::OnlineReplica
-                } else {
-                    ReplicaState::ReplicaDeletionIneligible
-                };
-                self.replica_states.insert((tp.clone(), *r), st);
-                if st == ReplicaState::OnlineReplica {
-                    online.push(*r);
-                }
-            }
+            online.extend(replicas.iter().copied().filter(|r| live.contains(r)));
             if !online.is_empty() {
                 self.add_lai(&online, tp);
             }
@@ -540,14 +547,20 @@ impl Controller {
     fn partition_state_machine_startup(&mut self, io: &mut ControllerIo) {
         let live = &self.ctx.live_brokers;
         let mut offline = Vec::new();
-        let mut states = BTreeMap::new();
-        for tp in self.ctx.assignment.keys() {
-            let st = PartitionState::initial(self.ctx.leadership.get(tp).map(|c| &c.state), live);
-            if st != PartitionState::OnlinePartition {
-                offline.push(tp.clone());
-            }
-            states.insert(tp.clone(), st);
-        }
+        // Built from the assignment's keys, which are sorted: one bulk build (`collect`), not an
+        // insert per partition.
+        let states: BTreeMap<TopicPartition, PartitionState> = self
+            .ctx
+            .assignment
+            .keys()
+            .map(|tp| {
+                let st = PartitionState::initial(self.ctx.leadership.get(tp).map(|c| &c.state), live);
+                if st != PartitionState::OnlinePartition {
+                    offline.push(tp.clone());
+                }
+                (tp.clone(), st)
+            })
+            .collect();
         self.partition_states = states;
         let online = self.ctx.assignment.len() - offline.len();
         io.log(EventKind::Info, || {
