@@ -136,6 +136,12 @@ impl Outbox {
         Outbox { effects: Vec::new(), headline: None, render }
     }
 
+    /// An empty outbox that fills `effects` (emptied first), keeping its room.
+    pub fn reusing(render: bool, mut effects: Vec<Effect>) -> Self {
+        effects.clear();
+        Outbox { effects, headline: None, render }
+    }
+
     /// Queues a message.
     pub fn send(&mut self, to: NodeId, payload: Payload) {
         self.effects.push(Effect::Send { to, payload });

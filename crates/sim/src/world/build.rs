@@ -83,6 +83,7 @@ impl World {
             stalled: Vec::new(),
             limits: crate::limits::Limits::default(),
             render: true,
+            spare: Vec::new(),
         };
         if w.plane.kraft().is_none() {
             let mut log =

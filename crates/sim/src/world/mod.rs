@@ -94,6 +94,10 @@ pub struct World {
     limits: Limits,
     /// Whether steps format their text ([`World::set_render`]).
     render: bool,
+    /// An empty effects list whose room a handler's [`Outbox`] reuses ([`World::outbox`]), so a
+    /// step does not allocate and grow a fresh one per handler. Always empty between steps: it
+    /// holds room, not state (state hashes skip it).
+    spare: Vec<crate::effects::Effect>,
 }
 
 impl World {
@@ -414,7 +418,8 @@ impl World {
             log.kind = kind;
             log.line = line;
         }
-        for e in out.effects {
+        let mut effects = out.effects;
+        for e in effects.drain(..) {
             match e {
                 Effect::Send { to, payload } => self.send(node, to, payload, log),
                 Effect::Timer { after_ms, timer } => self.schedule_timer(node, after_ms, timer),
@@ -422,12 +427,20 @@ impl World {
                 Effect::Mark(m) => log.marks.push(m),
             }
         }
+        if effects.capacity() > self.spare.capacity() {
+            self.spare = effects;
+        }
+    }
+
+    /// An empty outbox for a handler, with the room of the last one routed.
+    fn outbox(&mut self) -> Outbox {
+        Outbox::reusing(self.render, core::mem::take(&mut self.spare))
     }
 
     fn with_broker(&mut self, id: BrokerId, log: &mut StepLog, f: impl FnOnce(&mut Broker, &Config, &mut Outbox)) {
         let cfg = self.cfg.clone();
         let now = self.now;
-        let mut out = Outbox::new(self.render);
+        let mut out = self.outbox();
         {
             let b = self.broker_mut(id);
             b.now_ms = now;
@@ -438,7 +451,7 @@ impl World {
     }
 
     fn with_consumer(&mut self, id: u32, log: &mut StepLog, f: impl FnOnce(&mut Consumer, &mut Outbox)) {
-        let mut out = Outbox::new(self.render);
+        let mut out = self.outbox();
         self.touched.consumers = true;
         if let Some(c) = self.consumers.get_mut(&id) {
             f(Rc::make_mut(c), &mut out);
@@ -454,7 +467,7 @@ impl World {
         log: &mut StepLog,
         f: impl FnOnce(&mut ZkServerNode, u64, &dyn ClientLinks, &mut Outbox) -> R,
     ) -> Option<R> {
-        let mut out = Outbox::new(self.render);
+        let mut out = self.outbox();
         let links = ZkLinks { net: &self.net, brokers: &self.brokers };
         let r = f(self.plane.zk_node_mut(server)?, self.now, &links, &mut out);
         self.touched.zk = true;
@@ -565,7 +578,7 @@ impl World {
             NodeId::Voter(v) => {
                 log.kind = EventKind::ZkRequest;
                 let reach = self.kraft_reach();
-                let mut out = Outbox::new(self.render);
+                let mut out = self.outbox();
                 if let Some(k) = self.plane.kraft_mut() {
                     k.on_message(v, m.from, m.payload, &reach, &mut out);
                 }
@@ -621,7 +634,7 @@ impl World {
                 // Only the link failed (the target is up): the sender's RequestSendThread retries.
                 let target_up = self.brokers[&y].alive && self.brokers[&y].incarnation == m.incarnation;
                 if target_up && self.brokers[&x].would_resend_control_request(y) {
-                    let mut out = Outbox::new(self.render);
+                    let mut out = self.outbox();
                     self.broker_mut(x).hold_control_request(y, m.payload.clone(), &mut out);
                     self.route(NodeId::Broker(x), out, log);
                 }
@@ -680,7 +693,7 @@ impl World {
             }
             payload @ (Payload::FindCoordinator { .. } | Payload::JoinGroup { .. } | Payload::Heartbeat { .. }) => {
                 log.kind = EventKind::Consumer;
-                let mut out = Outbox::new(self.render);
+                let mut out = self.outbox();
                 self.brokers[&b].on_client_request(from, payload, &self.cfg, &mut out);
                 self.route(NodeId::Broker(b), out, log);
             }
@@ -739,7 +752,7 @@ impl World {
             NodeId::Voter(v) => {
                 log.set_line(|| format!("{node}: timer {timer:?}"));
                 let reach = self.kraft_reach();
-                let mut out = Outbox::new(self.render);
+                let mut out = self.outbox();
                 if let Some(k) = self.plane.kraft_mut() {
                     let rng = &mut self.rng;
                     k.on_timer(v, &timer, &reach, &mut |max| rng.up_to(max), &mut out);

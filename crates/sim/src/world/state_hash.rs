@@ -118,6 +118,8 @@ impl World {
             isr_links: _,
             // Text or not: the same decisions either way (tests/render.rs).
             render: _,
+            // Room for effects, always empty between steps.
+            spare: _,
             last_dropped: _,
             last_delivered: _,
             last_node: _,
