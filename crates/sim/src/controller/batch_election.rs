@@ -80,7 +80,7 @@ impl Step {
     }
 
     /// The request half.
-    pub(super) fn request(self, c: &mut Controller, _io: &mut ControllerIo) -> Exec {
+    pub(super) fn request(&self, c: &mut Controller, _io: &mut ControllerIo) -> Exec {
         match self {
             Step::Trigger => {
                 let mut steps: Vec<AnyStep> = Vec::new();
@@ -104,10 +104,10 @@ impl Step {
             }
             Step::Write { updates, .. } => Exec::WaitAll(
                 updates
-                    .into_iter()
+                    .iter()
                     .map(|u| ZkOp::SetData {
                         path: u.tp.state_path(),
-                        data: ZData::PartitionState { state: u.state },
+                        data: ZData::PartitionState { state: u.state.clone() },
                         version: u.version,
                     })
                     .collect(),

@@ -54,15 +54,15 @@ impl Step {
     }
 
     /// The request half.
-    pub(super) fn request(self, _c: &mut Controller, _io: &mut ControllerIo) -> Exec {
+    pub(super) fn request(&self, _c: &mut Controller, _io: &mut ControllerIo) -> Exec {
         Exec::WaitAll(match self {
             Step::Read(_, tps) => tps.iter().map(|tp| ZkOp::GetData { path: tp.state_path(), watch: false }).collect(),
             Step::Write(_, writes) => writes
-                .into_iter()
+                .iter()
                 .map(|(tp, state, version)| ZkOp::SetData {
                     path: tp.state_path(),
-                    data: ZData::PartitionState { state },
-                    version,
+                    data: ZData::PartitionState { state: state.clone() },
+                    version: *version,
                 })
                 .collect(),
         })

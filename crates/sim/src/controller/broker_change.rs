@@ -54,25 +54,27 @@ impl Step {
     }
 
     /// The request half.
-    pub(super) fn request(self, c: &mut Controller, io: &mut ControllerIo) -> Exec {
+    pub(super) fn request(&self, c: &mut Controller, io: &mut ControllerIo) -> Exec {
         match self {
             Step::ReadBrokerIds => {
                 c.listeners = true;
                 Exec::Wait(ZkOp::GetChildren { path: "/brokers/ids".into(), watch: true })
             }
-            Step::ReadBrokers(paths) => Exec::Wait(ZkOp::GetDataMany { paths }),
+            Step::ReadBrokers(paths) => Exec::Wait(ZkOp::GetDataMany { paths: paths.clone() }),
             Step::BrokerStartup(new) => {
-                c.on_broker_startup(&new, io);
+                c.on_broker_startup(new, io);
                 Exec::Done
             }
             Step::BrokerFailure(dead) => {
-                c.on_broker_failure(&dead, io);
+                c.on_broker_failure(dead, io);
                 Exec::Done
             }
             Step::RemoveIsrRead(tp, _) => Exec::Wait(ZkOp::GetData { path: tp.state_path(), watch: false }),
-            Step::RemoveIsrWrite(tp, _, state, version) => {
-                Exec::Wait(ZkOp::SetData { path: tp.state_path(), data: ZData::PartitionState { state }, version })
-            }
+            Step::RemoveIsrWrite(tp, _, state, version) => Exec::Wait(ZkOp::SetData {
+                path: tp.state_path(),
+                data: ZData::PartitionState { state: state.clone() },
+                version: *version,
+            }),
         }
     }
 

@@ -72,7 +72,7 @@ impl Step {
     }
 
     /// The request half.
-    pub(super) fn request(self, c: &mut Controller, _io: &mut ControllerIo) -> Exec {
+    pub(super) fn request(&self, c: &mut Controller, _io: &mut ControllerIo) -> Exec {
         match self {
             Step::TriggerOnline => {
                 let todo: Vec<AnyStep> = c
@@ -88,12 +88,14 @@ impl Step {
             Step::ElectRead(tp) | Step::WriteCheck(tp, ..) => {
                 Exec::Wait(ZkOp::GetData { path: tp.state_path(), watch: false })
             }
-            Step::ElectWrite(tp, state, version, _) => {
-                Exec::Wait(ZkOp::SetData { path: tp.state_path(), data: ZData::PartitionState { state }, version })
-            }
+            Step::ElectWrite(tp, state, version, _) => Exec::Wait(ZkOp::SetData {
+                path: tp.state_path(),
+                data: ZData::PartitionState { state: state.clone() },
+                version: *version,
+            }),
             Step::CreateState(tp, state, _) => Exec::Wait(ZkOp::Create {
                 path: tp.state_path(),
-                data: ZData::PartitionState { state },
+                data: ZData::PartitionState { state: state.clone() },
                 ephemeral: false,
                 sequential: false,
             }),

@@ -111,7 +111,7 @@ impl Step {
     }
 
     /// The request half.
-    pub(super) fn request(self, c: &mut Controller, io: &mut ControllerIo) -> Exec {
+    pub(super) fn request(&self, c: &mut Controller, io: &mut ControllerIo) -> Exec {
         let epoch = c.ctx.epoch;
         let epoch_version = c.ctx.epoch_zk_version;
         match self {
@@ -154,7 +154,9 @@ impl Step {
                 c.listeners = true;
                 Exec::Wait(ZkOp::GetChildren { path: "/brokers/ids".into(), watch: true })
             }
-            Step::ReadBrokers(paths) | Step::ReadAssignments(paths) => Exec::Wait(ZkOp::GetDataMany { paths }),
+            Step::ReadBrokers(paths) | Step::ReadAssignments(paths) => {
+                Exec::Wait(ZkOp::GetDataMany { paths: paths.clone() })
+            }
             Step::ReadTopics => Exec::Wait(ZkOp::GetChildren { path: "/brokers/topics".into(), watch: true }),
             Step::ReadStates if io.cfg.behaviour().context_reads_one_by_one => {
                 // 1.0.0 ZkUtils.scala:738-746: a loop of synchronous reads, each after the
@@ -196,7 +198,7 @@ impl Step {
             Step::MoveController(None) => Exec::Wait(ZkOp::Delete { path: "/controller".into(), version: -1 }),
             Step::MoveController(Some(version)) => Exec::Wait(ZkOp::Multi {
                 ops: alloc::vec![
-                    MultiOp::Check { path: "/controller_epoch".into(), version },
+                    MultiOp::Check { path: "/controller_epoch".into(), version: *version },
                     MultiOp::Delete { path: "/controller".into(), version: -1 }
                 ],
             }),

@@ -37,25 +37,25 @@ impl Step {
     }
 
     /// The request half.
-    pub(super) fn request(self, c: &mut Controller, io: &mut ControllerIo) -> Exec {
+    pub(super) fn request(&self, c: &mut Controller, io: &mut ControllerIo) -> Exec {
         Exec::Wait(match self {
             Step::ReadStates(tps, paths) if io.cfg.behaviour().context_reads_one_by_one => {
                 let mut steps: Vec<AnyStep> = tps.iter().map(|tp| Step::ReadState(tp.clone()).into()).collect();
-                steps.push(Step::StatesRead(tps, paths).into());
+                steps.push(Step::StatesRead(tps.clone(), paths.clone()).into());
                 c.push_front(steps);
                 return Exec::Done;
             }
             Step::StatesRead(tps, paths) => {
-                c.isr_states_read(&tps, paths, io);
+                c.isr_states_read(tps, paths.clone(), io);
                 return Exec::Done;
             }
             Step::ReadState(tp) => ZkOp::GetData { path: tp.state_path(), watch: false },
             Step::ReadNotifications => ZkOp::GetChildren { path: "/isr_change_notification".into(), watch: true },
-            Step::ReadNotificationData(paths) => ZkOp::GetDataMany { paths },
+            Step::ReadNotificationData(paths) => ZkOp::GetDataMany { paths: paths.clone() },
             Step::ReadStates(tps, _) => ZkOp::GetDataMany { paths: tps.iter().map(|t| t.state_path()).collect() },
-            Step::DeleteNotifications(paths) => {
-                ZkOp::Multi { ops: paths.into_iter().map(|path| MultiOp::Delete { path, version: -1 }).collect() }
-            }
+            Step::DeleteNotifications(paths) => ZkOp::Multi {
+                ops: paths.iter().map(|path| MultiOp::Delete { path: path.clone(), version: -1 }).collect(),
+            },
         })
     }
 

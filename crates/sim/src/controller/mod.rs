@@ -461,7 +461,7 @@ impl Controller {
                 self.job = None;
                 continue;
             };
-            match self.request(step.clone(), io) {
+            match self.request(&step, io) {
                 Exec::Done => {}
                 Exec::Wait(op) | Exec::WaitUnfenced(op) => {
                     // `ZKCheckedEphemeral` (and its successors) create `/controller` on the raw handle.
@@ -523,7 +523,7 @@ impl Controller {
     }
 
     /// The request half of a step; a write is fenced when the behaviour says so.
-    fn request(&mut self, step: Step, io: &mut ControllerIo) -> Exec {
+    fn request(&mut self, step: &Step, io: &mut ControllerIo) -> Exec {
         let b = io.cfg.behaviour();
         let exec = match step {
             // 1.1.0+: PartitionStateMachine.triggerOnlinePartitionStateChange elects in one batch.
@@ -535,7 +535,7 @@ impl Controller {
             Step::IsrNotification(isr_notification::Step::DeleteNotifications(paths))
                 if b.pipelined_notification_deletes =>
             {
-                Exec::WaitAll(paths.into_iter().map(|path| ZkOp::Delete { path, version: -1 }).collect())
+                Exec::WaitAll(paths.iter().map(|path| ZkOp::Delete { path: path.clone(), version: -1 }).collect())
             }
             Step::Failover(s) => s.request(self, io),
             Step::Election(s) => s.request(self, io),

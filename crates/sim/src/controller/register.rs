@@ -38,7 +38,7 @@ impl Step {
     }
 
     /// The request half.
-    pub(super) fn request(self, _c: &mut Controller, io: &mut ControllerIo) -> Exec {
+    pub(super) fn request(&self, _c: &mut Controller, io: &mut ControllerIo) -> Exec {
         match self {
             Step::Register => Exec::WaitUnfenced(ZkOp::Create {
                 path: path(io),
