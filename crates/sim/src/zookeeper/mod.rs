@@ -371,6 +371,18 @@ impl ZkOp {
     pub fn is_write(&self) -> bool {
         matches!(self, ZkOp::Create { .. } | ZkOp::Delete { .. } | ZkOp::SetData { .. } | ZkOp::Multi { .. })
     }
+
+    /// A `setData` of a partition state, alone or in a `multi`: the writes a server's reply
+    /// compares with `/controller_epoch` (see `ZkServerNode::answer`).
+    pub fn sets_partition_state(&self) -> bool {
+        match self {
+            ZkOp::SetData { data: ZData::PartitionState { .. }, .. } => true,
+            ZkOp::Multi { ops } => {
+                ops.iter().any(|o| matches!(o, MultiOp::SetData { data: ZData::PartitionState { .. }, .. }))
+            }
+            _ => false,
+        }
+    }
 }
 
 /// The result of a request.

@@ -395,9 +395,14 @@ impl ZkServerNode {
             Txn::CloseSession { session, bucket } => self.close_session(*session, *bucket, links, out),
             Txn::Error { .. } | Txn::AdminDelete { .. } => {}
             Txn::Op { session, op, controller, now } => {
-                let current_epoch = match self.tree.get("/controller_epoch").map(|n| &n.data) {
-                    Some(ZData::ControllerEpoch { epoch }) => *epoch,
-                    _ => 0,
+                // `/controller_epoch` before the op applies, read only when the reply's check
+                // can use it: a controller's partition-state write answered by this server.
+                let current_epoch = match mine.is_some() && *controller && op.sets_partition_state() {
+                    true => match self.tree.get("/controller_epoch").map(|n| &n.data) {
+                        Some(ZData::ControllerEpoch { epoch }) => *epoch,
+                        _ => 0,
+                    },
+                    false => 0,
                 };
                 let (result, events) = self.tree.apply(*session, op, *now);
                 if let Some(o) = mine {
