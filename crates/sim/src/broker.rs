@@ -630,7 +630,19 @@ impl Broker {
         }
         self.controller_epoch = controller_epoch;
         self.metadata.alive = live.into_iter().collect();
+        // `parts` come sorted (the controller's batch is a sorted set): the cache is walked once
+        // beside them, each state replaced in place, and only partitions it lacks are inserted
+        // (in any order the last state of a partition wins, as with one insert each).
+        let mut missing = Vec::new();
+        let mut cache = self.metadata.partitions.iter_mut().peekable();
         for p in parts {
+            while cache.next_if(|(tp, _)| **tp < p.tp).is_some() {}
+            match cache.next_if(|(tp, _)| **tp == p.tp) {
+                Some((_, slot)) => *slot = p,
+                None => missing.push(p),
+            }
+        }
+        for p in missing {
             self.metadata.partitions.insert(p.tp.clone(), p);
         }
         true
@@ -1043,6 +1055,30 @@ mod tests {
         assert_eq!(b.find_coordinator(group, &cfg), Ok(2));
         assert!(b.on_update_metadata(2, 8, vec![1, 2], vec![Rc::new(info(NO_LEADER, 16, &[2], 8))], &mut out));
         assert_eq!(b.find_coordinator(group, &cfg), Err(ClientError::CoordinatorNotAvailable));
+    }
+
+    #[test]
+    fn update_metadata_caches_the_last_state_of_each_partition_in_any_order() {
+        // The cache is merged with the request in one walk; whatever the order (sorted, reversed,
+        // repeated partitions), it must end as one insert per state, in request order, leaves it.
+        let state = |p: u32, leader: BrokerId| {
+            Rc::new(PartitionStateInfo { tp: TopicPartition::new(OFFSETS_TOPIC, p), ..info(leader, 1, &[leader], 8) })
+        };
+        let requests: [Vec<Rc<PartitionStateInfo>>; 4] = [
+            vec![state(1, 1), state(3, 2), state(5, 3)],
+            vec![state(6, 1), state(4, 2), state(2, 3), state(0, 1)],
+            vec![state(2, 2), state(2, 1), state(7, 3), state(1, 3), state(7, 2)],
+            vec![state(0, 3), state(3, 3), state(3, 1), state(9, 2), state(8, 1)],
+        ];
+        let mut b = broker_at_epoch_8();
+        let mut expected: BTreeMap<TopicPartition, Rc<PartitionStateInfo>> = BTreeMap::new();
+        for parts in requests {
+            for p in &parts {
+                expected.insert(p.tp.clone(), p.clone());
+            }
+            assert!(b.on_update_metadata(2, 8, vec![1, 2, 3], parts, &mut Outbox::default()));
+            assert_eq!(b.metadata.partitions, expected);
+        }
     }
 
     #[test]
