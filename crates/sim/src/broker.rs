@@ -63,6 +63,20 @@ impl LocalPartition {
             isr_refusals: 0,
         }
     }
+
+    /// Becomes [`LocalPartition::from_info`] of `info` in place, its lists keeping their room.
+    fn assign_info(&mut self, info: &PartitionStateInfo, me: BrokerId) {
+        self.leader = info.leader;
+        self.leader_epoch = info.leader_epoch;
+        self.isr.clone_from(&info.isr);
+        self.zk_version = info.zk_version;
+        self.controller_epoch = info.controller_epoch;
+        self.replicas.clone_from(&info.replicas);
+        self.is_leader = info.leader == me;
+        self.isr_write_failed_at = None;
+        self.isr_refusals = 0;
+        debug_assert_eq!(*self, LocalPartition::from_info(info, me));
+    }
 }
 
 /// `MetadataCache`.
@@ -525,7 +539,8 @@ impl Broker {
             if !p.replicas.contains(&self.id) {
                 continue;
             }
-            let local_epoch = self.partitions.get(&p.tp).map(|l| l.leader_epoch).unwrap_or(-1);
+            let (local_epoch, was_leader) =
+                self.partitions.get(&p.tp).map(|l| (l.leader_epoch, l.is_leader)).unwrap_or((-1, false));
             if p.leader_epoch <= local_epoch {
                 out.log(
                     EventKind::ControlRejected,
@@ -536,10 +551,8 @@ impl Broker {
                 );
                 continue;
             }
-            let was_leader = self.partitions.get(&p.tp).map(|l| l.is_leader).unwrap_or(false);
             if p.leader == self.id {
-                self.partitions_stamp.0 += 1;
-                Rc::make_mut(&mut self.partitions).insert(p.tp.clone(), LocalPartition::from_info(&p, self.id));
+                self.accept_state(&p);
                 out.log(
                     EventKind::ControlRequest,
                     || format!(
@@ -560,8 +573,7 @@ impl Broker {
                     });
                 }
             } else if p.leader != NO_LEADER && self.metadata.alive.contains(&p.leader) {
-                self.partitions_stamp.0 += 1;
-                Rc::make_mut(&mut self.partitions).insert(p.tp.clone(), LocalPartition::from_info(&p, self.id));
+                self.accept_state(&p);
                 out.log(EventKind::ControlRequest, || {
                     format!(
                         "[ReplicaManager broker={}] Became follower of broker {} for {} with leader epoch {}",
@@ -607,6 +619,20 @@ impl Broker {
             }
         }
         true
+    }
+
+    /// A LeaderAndIsr's state `p` becomes this broker's replica ([`LocalPartition::from_info`]),
+    /// written over the entry it replaces in one map search.
+    fn accept_state(&mut self, p: &PartitionStateInfo) {
+        use alloc::collections::btree_map::Entry;
+        self.partitions_stamp.0 += 1;
+        let me = self.id;
+        match Rc::make_mut(&mut self.partitions).entry(p.tp.clone()) {
+            Entry::Occupied(mut e) => e.get_mut().assign_info(p, me),
+            Entry::Vacant(e) => {
+                e.insert(LocalPartition::from_info(p, me));
+            }
+        }
     }
 
     /// `ReplicaManager.maybeUpdateMetadataCache`.
