@@ -5,7 +5,7 @@ use crate::broker::Broker;
 use crate::consumer::{Consumer, ConsumerStatus};
 use crate::controller::{leader_isr_json, Cached};
 use crate::ids::{fmt_ids, BrokerId, TopicPartition, NO_LEADER};
-use crate::zookeeper::{DataTree, ZData};
+use crate::zookeeper::{DataTree, LeaderIsr, ZData};
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::rc::Rc;
@@ -108,50 +108,183 @@ fn multiple_controllers(acting: &[BrokerId], render: bool, out: &mut Vec<Alert>)
 
 /// Leaderless partitions with a registered ISR member, in the tree's path order.
 fn leaderless_in_tree(zk: &DataTree, render: bool, out: &mut Vec<Alert>) {
-    let registered: BTreeSet<BrokerId> = zk.child_names("/brokers/ids").filter_map(|s| s.parse().ok()).collect();
+    let registered = registered(zk);
     for (path, node) in zk.nodes() {
         if let ZData::PartitionState { state } = &node.data {
-            leaderless(
+            out.extend(leaderless(
                 || TopicPartition::from_state_path(path).unwrap_or_else(|| TopicPartition::new(path, 0)),
                 state.leader,
                 &state.isr,
                 &registered,
                 "alive",
                 render,
-                out,
-            );
+            ));
         }
     }
 }
 
-/// The leader a partition's state znode holds.
-fn state_leader(zk: &DataTree, tp: &TopicPartition) -> Option<BrokerId> {
+/// The partition's state, as its state znode holds it.
+fn state_of<'z>(zk: &'z DataTree, tp: &TopicPartition) -> Option<&'z LeaderIsr> {
     tp.with_state_path(|path| match zk.get(path).map(|n| &n.data) {
-        Some(ZData::PartitionState { state }) => Some(state.leader),
+        Some(ZData::PartitionState { state }) => Some(state),
         _ => None,
     })
 }
 
-/// Every partition whose state znode says leader -1.
-fn leaderless_set(zk: &DataTree) -> BTreeSet<TopicPartition> {
-    zk.nodes()
-        .filter(|(_, n)| matches!(&n.data, ZData::PartitionState { state } if state.leader == NO_LEADER))
-        .filter_map(|(path, _)| TopicPartition::from_state_path(path))
-        .collect()
+/// The brokers registered under `/brokers/ids`.
+fn registered(zk: &DataTree) -> BTreeSet<BrokerId> {
+    zk.child_names("/brokers/ids").filter_map(|s| s.parse().ok()).collect()
 }
 
-/// [`leaderless_in_tree`] for the leader -1 partitions `set` (what it finds, in the same order).
-fn leaderless_of(zk: &DataTree, set: &BTreeSet<TopicPartition>, render: bool, out: &mut Vec<Alert>) {
-    if set.is_empty() {
-        return;
-    }
-    let registered: BTreeSet<BrokerId> = zk.child_names("/brokers/ids").filter_map(|s| s.parse().ok()).collect();
-    let mut found: Vec<(String, &TopicPartition)> = set.iter().map(|tp| (tp.state_path(), tp)).collect();
-    found.sort();
-    for (path, tp) in found {
-        if let Some(ZData::PartitionState { state }) = zk.get(&path).map(|n| &n.data) {
-            leaderless(|| tp.clone(), state.leader, &state.isr, &registered, "alive", render, out);
+/// A partition ordered as its state znode's path, `/brokers/topics/<t>/partitions/<p>/state`,
+/// orders in the tree: a map keyed by it iterates in [`leaderless_in_tree`]'s order without
+/// building a path.
+#[derive(Clone, PartialEq, Eq, Debug)]
+struct ByStatePath(TopicPartition);
+
+impl Ord for ByStatePath {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        let (a, b) = (&self.0, &other.0);
+        if a.topic == b.topic {
+            // The paths differ in the partition's digits only, each followed by "/state": as
+            // '/' sorts before every digit, they order as the digit strings do.
+            let (mut da, mut db) = ([0u8; 10], [0u8; 10]);
+            decimal(a.partition, &mut da).cmp(decimal(b.partition, &mut db))
+        } else {
+            a.with_state_path(|pa| b.with_state_path(|pb| pa.cmp(pb)))
         }
+    }
+}
+
+impl PartialOrd for ByStatePath {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// The decimal digits of `n`, written at the end of `buf`.
+fn decimal(mut n: u32, buf: &mut [u8; 10]) -> &[u8] {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return &buf[i..];
+        }
+    }
+}
+
+/// A partition whose state znode says leader -1: its ISR then, and the alert it makes with the
+/// registered brokers [`Leaderless::registered`] (`None` if no member is registered).
+#[derive(Clone, Debug)]
+struct LeaderlessEntry {
+    isr: Vec<BrokerId>,
+    alert: Option<Alert>,
+    /// `isr` changed (or is new) since `alert` was made.
+    dirty: bool,
+}
+
+/// The leaderless section's memo: every partition whose state znode says leader -1, in the tree's
+/// path order, each with its alert, so a step re-reads only the state znodes it changed and
+/// remakes only their alerts (all of them when a broker (un)registers).
+#[derive(Clone, Debug, Default)]
+struct Leaderless {
+    entries: BTreeMap<ByStatePath, LeaderlessEntry>,
+    /// The registered brokers the alerts were made with.
+    registered: BTreeSet<BrokerId>,
+    /// The tree may have changed `/brokers/ids` since `registered` was read.
+    registered_stale: bool,
+    /// The tree's `brokers_version` the entries describe.
+    at: Option<u64>,
+}
+
+impl Leaderless {
+    /// Every leader -1 partition of the tree, from scratch (alerts not made yet).
+    fn scan(zk: &DataTree) -> BTreeMap<ByStatePath, LeaderlessEntry> {
+        zk.nodes()
+            .filter_map(|(path, n)| match &n.data {
+                ZData::PartitionState { state } if state.leader == NO_LEADER => Some((path, state)),
+                _ => None,
+            })
+            .filter_map(|(path, state)| {
+                let e = LeaderlessEntry { isr: state.isr.clone(), alert: None, dirty: true };
+                Some((ByStatePath(TopicPartition::from_state_path(path)?), e))
+            })
+            .collect()
+    }
+
+    /// Brings the entries to the tree `zk` (from scratch if `all`) and `out`, the alerts they
+    /// make in path order, with them; whether `out` changed.
+    fn update(&mut self, zk: &DataTree, all: bool, render: bool, out: &mut Vec<Alert>) -> bool {
+        let since = self.at.filter(|_| !all);
+        let (mut changed, mut dirty, mut fresh) = (false, false, false);
+        match (since, since.and_then(|v| zk.state_changes_since(v))) {
+            (Some(since), Some(changes)) => {
+                let mut n = 0;
+                for tp in changes {
+                    n += 1;
+                    let key = ByStatePath(tp.clone());
+                    match state_of(zk, tp) {
+                        Some(s) if s.leader == NO_LEADER => match self.entries.entry(key) {
+                            alloc::collections::btree_map::Entry::Vacant(v) => {
+                                v.insert(LeaderlessEntry { isr: s.isr.clone(), alert: None, dirty: true });
+                                dirty = true;
+                            }
+                            alloc::collections::btree_map::Entry::Occupied(mut o) => {
+                                if o.get().isr != s.isr {
+                                    let e = o.get_mut();
+                                    e.isr.clone_from(&s.isr);
+                                    e.dirty = true;
+                                    dirty = true;
+                                }
+                            }
+                        },
+                        _ => changed |= self.entries.remove(&key).is_some_and(|e| e.alert.is_some()),
+                    }
+                }
+                // Every change under `/brokers/` bumps `brokers_version` once: one that was not a
+                // state znode's may have (un)registered a broker.
+                self.registered_stale |= n != zk.brokers_version() - since;
+            }
+            _ => {
+                self.entries = Self::scan(zk);
+                self.registered_stale = true;
+                fresh = true;
+                dirty = true;
+            }
+        }
+        self.at = Some(zk.brokers_version());
+        // Read `/brokers/ids` only while some partition is leaderless (no alert reads it else).
+        if !self.entries.is_empty() && (dirty || self.registered_stale) {
+            let mut every = all;
+            if self.registered_stale {
+                let now = registered(zk);
+                every |= now != self.registered;
+                self.registered = now;
+                self.registered_stale = false;
+            }
+            for (tp, e) in self.entries.iter_mut().filter(|(_, e)| every || e.dirty) {
+                let a = leaderless(|| tp.0.clone(), NO_LEADER, &e.isr, &self.registered, "alive", render);
+                changed |= a != e.alert;
+                e.alert = a;
+                e.dirty = false;
+            }
+        }
+        if fresh {
+            let l: Vec<Alert> = self.entries.values().filter_map(|e| e.alert.clone()).collect();
+            changed = l != *out;
+            *out = l;
+        } else if changed {
+            out.clear();
+            out.extend(self.entries.values().filter_map(|e| e.alert.clone()));
+        }
+        debug_assert!({
+            let mut l = Vec::new();
+            leaderless_in_tree(zk, render, &mut l);
+            l == *out
+        });
+        changed
     }
 }
 
@@ -324,9 +457,7 @@ pub(crate) struct Incremental {
     multi: Vec<Alert>,
     tree: Option<(crate::ids::NodeId, u64)>,
     leaderless: Vec<Alert>,
-    /// The partitions whose state znode says leader -1, as of `brokers_version` `leaderless_at`.
-    leaderless_set: BTreeSet<TopicPartition>,
-    leaderless_at: Option<u64>,
+    leaderless_memo: Leaderless,
     divergence_memo: DivergenceMemo,
     divergence: Vec<Alert>,
     coordinator: Vec<Alert>,
@@ -364,41 +495,7 @@ impl Incremental {
             }
         }
         if tree_changed {
-            let since = self.leaderless_at.filter(|_| !all);
-            let changes = since.and_then(|v| zk.state_changes_since(v));
-            // Whether the leaderless alerts must be looked at again: not when every change under
-            // `/brokers/` since was a state znode's (each bumps `brokers_version` once, so the
-            // registered brokers are as they were) and none of those partitions is leaderless,
-            // before or after (every leaderless partition's state is as it was).
-            let mut again = true;
-            match (since, changes) {
-                (Some(since), Some(changes)) => {
-                    let (mut n, mut moved) = (0, false);
-                    for tp in changes {
-                        n += 1;
-                        let now = state_leader(zk, tp) == Some(NO_LEADER);
-                        let was =
-                            if now { !self.leaderless_set.insert(tp.clone()) } else { self.leaderless_set.remove(tp) };
-                        moved |= now || was;
-                    }
-                    again = moved || n != zk.brokers_version() - since;
-                }
-                _ => self.leaderless_set = leaderless_set(zk),
-            }
-            debug_assert_eq!(self.leaderless_set, leaderless_set(zk));
-            self.leaderless_at = Some(zk.brokers_version());
-            if again {
-                let mut l = Vec::new();
-                leaderless_of(zk, &self.leaderless_set, render, &mut l);
-                changed |= l != self.leaderless;
-                self.leaderless = l;
-            } else {
-                debug_assert!({
-                    let mut l = Vec::new();
-                    leaderless_of(zk, &self.leaderless_set, render, &mut l);
-                    l == self.leaderless
-                });
-            }
+            changed |= self.leaderless_memo.update(zk, all, render, &mut self.leaderless);
             self.tree = Some(tree);
         }
         // A controller's finding reads the tree and that controller only: with the tree as it was,
@@ -555,7 +652,7 @@ pub fn check_kraft<'a>(
     let mut live = None;
     for (tp, p) in img.partitions.iter().filter(|(_, p)| p.leader == NO_LEADER) {
         let live = live.get_or_insert_with(|| img.live());
-        leaderless(|| tp.clone(), p.leader, &p.isr, live, "unfenced", render, &mut out);
+        out.extend(leaderless(|| tp.clone(), p.leader, &p.isr, live, "unfenced", render));
     }
     no_coordinator(consumers, render, &mut out);
     out
@@ -570,13 +667,12 @@ fn leaderless(
     live: &BTreeSet<BrokerId>,
     live_word: &str,
     render: bool,
-    out: &mut Vec<Alert>,
-) {
+) -> Option<Alert> {
     if leader != NO_LEADER || !isr.iter().any(|r| live.contains(r)) {
-        return;
+        return None;
     }
     let tp = tp();
-    out.push(Alert {
+    Some(Alert {
         kind: AlertKind::LeaderlessWithLiveIsr,
         key: partition_key("leaderless:", &tp),
         subject: Subject::Partition(tp.clone()),
@@ -584,7 +680,7 @@ fn leaderless(
             let alive = isr.iter().copied().filter(|r| live.contains(r));
             format!("{tp} has leader -1 although ISR member(s) {} are {live_word}", fmt_ids(alive))
         }),
-    });
+    })
 }
 
 /// An alert key `{prefix}{n}`, built without `core::fmt` (keys are built whenever alerts are).
@@ -618,5 +714,24 @@ fn no_coordinator<'a>(consumers: impl Iterator<Item = &'a Rc<Consumer>>, render:
                 )
             }),
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn by_state_path_orders_as_the_paths() {
+        let tps: Vec<TopicPartition> = ["__consumer_offsets", "t", "t-a", "t/a", "ta", "a"]
+            .iter()
+            .flat_map(|t| [0, 1, 2, 9, 10, 11, 19, 20, 100, 4_294_967_295].map(|p| TopicPartition::new(t, p)))
+            .collect();
+        for a in &tps {
+            for b in &tps {
+                let (ka, kb) = (ByStatePath(a.clone()), ByStatePath(b.clone()));
+                assert_eq!(ka.cmp(&kb), a.state_path().cmp(&b.state_path()), "{a} vs {b}");
+            }
+        }
     }
 }
