@@ -83,7 +83,8 @@ pub(crate) fn check<'a>(
     let mut out = Vec::new();
     multiple_controllers(&acting(brokers.clone()), render, &mut out);
     leaderless_in_tree(zk, render, &mut out);
-    divergences(zk, brokers, memo, None, render, &mut out);
+    divergences(zk, brokers, memo, None, render);
+    out.extend(memo.values().filter_map(|d| d.alert.clone()));
     no_coordinator(consumers, render, &mut out);
     out
 }
@@ -288,7 +289,8 @@ impl Leaderless {
     }
 }
 
-/// Cache divergence of every active, loaded controller, in broker order. `unchanged`: brokers
+/// Brings `memo` to the cache divergence of every active, loaded controller (its entries, in
+/// broker order, are the findings then); whether an alert in it changed. `unchanged`: brokers
 /// (and the tree) known unchanged since the memo was made, whose finding is taken as it is.
 fn divergences<'a>(
     zk: &DataTree,
@@ -296,102 +298,116 @@ fn divergences<'a>(
     memo: &mut DivergenceMemo,
     unchanged: Option<&dyn Fn(BrokerId) -> bool>,
     render: bool,
-    out: &mut Vec<Alert>,
-) {
+) -> bool {
     // The memo is updated in place: an entry is replaced when its controller's finding is, and
     // the entries of brokers no longer acting are dropped at the end.
     let finding = |b: &&Rc<Broker>| b.alive && b.is_active() && b.controller.ctx.loaded;
     let mut seen = 0;
+    let mut changed = false;
     for b in brokers.clone().filter(finding) {
         seen += 1;
-        if let (Some(d), Some(true)) = (memo.get(&b.id), unchanged.map(|u| u(b.id))) {
-            out.extend(d.alert.clone());
+        if unchanged.is_some_and(|u| u(b.id)) && memo.contains_key(&b.id) {
             continue;
         }
-        // Sorted, so membership is a binary search (a 1.1 batch writes up to 50 partitions).
+        // Sorted, so membership is a binary search (a 1.1 batch writes up to 50 partitions, in
+        // order as a rule).
         let mut writing = b.controller.job.as_ref().map(|j| j.writing()).unwrap_or_default();
-        writing.sort_unstable();
-        let is_writing = |tp: &TopicPartition| writing.binary_search(tp).is_ok();
+        if !writing.is_sorted() {
+            writing.sort_unstable();
+        }
         let leadership = &b.controller.ctx.leadership;
         let log = &b.controller.ctx.log;
+        let fresh = |writing: Vec<TopicPartition>| {
+            let diffs: BTreeSet<TopicPartition> = leadership
+                .iter()
+                .filter(|(tp, c)| writing.binary_search(tp).is_err() && differs(zk, tp, c))
+                .map(|(tp, _)| tp.clone())
+                .collect();
+            Rc::new(Divergence {
+                version: zk.brokers_version(),
+                leadership: Rc::downgrade(leadership),
+                mark: log.mark(),
+                alert: cache_divergence(zk, b.id, leadership, &diffs, render),
+                diffs,
+                writing,
+            })
+        };
+        let rc = match memo.entry(b.id) {
+            alloc::collections::btree_map::Entry::Vacant(v) => {
+                let d = fresh(writing);
+                changed |= d.alert.is_some();
+                v.insert(d);
+                continue;
+            }
+            alloc::collections::btree_map::Entry::Occupied(o) => o.into_mut(),
+        };
         // The memo holds the cache weakly: a write to it (`Rc::make_mut`) then moves it, so the
         // same address is the same cache, and the memo never makes the controller copy it.
-        let same_cache =
-            |d: &Divergence| d.writing == writing && core::ptr::eq(d.leadership.as_ptr(), Rc::as_ptr(leadership));
-        let d = match memo.remove(&b.id) {
-            Some(d) if d.version == zk.brokers_version() && same_cache(&d) => d,
-            prev => {
-                // From the last finding: re-read only the partitions whose state znode moved,
-                // whose cached entry changed, or that started or stopped being written. The
-                // finding is updated in place (copied only if a cloned world shares it).
-                let base = prev.and_then(|d| {
-                    let changes = zk.state_changes_since(d.version)?;
-                    let written = log.since(&d.mark)?;
-                    Some((d, changes, written))
-                });
-                match base {
-                    Some((mut rc, changes, written)) => {
-                        let d = Rc::make_mut(&mut rc);
-                        let was_empty = d.diffs.is_empty();
-                        let diffs = &mut d.diffs;
-                        let mut recheck = |tp: &TopicPartition| match leadership.get(tp) {
-                            Some(c) if !is_writing(tp) && differs(zk, tp, c) => {
-                                diffs.insert(tp.clone());
-                            }
-                            _ => {
-                                diffs.remove(tp);
-                            }
-                        };
-                        changes.for_each(&mut recheck);
-                        // `diffs` holds no partition of the old `writing`: one written before and
-                        // now is left out as it was, so only those in one of the two are re-read.
-                        sym_diff(&d.writing, &writing, &mut recheck);
-                        // The cached entries written since (the log's), changed or not.
-                        written.iter().for_each(&mut recheck);
-                        debug_assert!(d.diffs.iter().eq(leadership
-                            .iter()
-                            .filter(|(tp, c)| !writing.contains(tp) && differs(zk, tp, c))
-                            .map(|(tp, _)| tp)));
-                        // Without text, an alert is (kind, subject, key): the same while some
-                        // partition differs.
-                        if render || was_empty != d.diffs.is_empty() {
-                            d.alert = cache_divergence(zk, b.id, leadership, &d.diffs, render);
-                        }
-                        d.version = zk.brokers_version();
-                        d.leadership = Rc::downgrade(leadership);
-                        d.mark = log.mark();
-                        d.writing = writing;
-                        rc
-                    }
-                    None => {
-                        let diffs: BTreeSet<TopicPartition> = leadership
-                            .iter()
-                            .filter(|(tp, c)| !is_writing(tp) && differs(zk, tp, c))
-                            .map(|(tp, _)| tp.clone())
-                            .collect();
-                        Rc::new(Divergence {
-                            version: zk.brokers_version(),
-                            leadership: Rc::downgrade(leadership),
-                            mark: log.mark(),
-                            alert: cache_divergence(zk, b.id, leadership, &diffs, render),
-                            diffs,
-                            writing,
-                        })
-                    }
+        if rc.version == zk.brokers_version()
+            && rc.writing == writing
+            && core::ptr::eq(rc.leadership.as_ptr(), Rc::as_ptr(leadership))
+        {
+            continue;
+        }
+        // From the last finding: re-read only the partitions whose state znode moved, whose
+        // cached entry changed, or that started or stopped being written. The finding is updated
+        // in place (copied only if a cloned world shares it).
+        let base = zk.state_changes_since(rc.version).and_then(|changes| Some((changes, log.since(&rc.mark)?)));
+        let Some((changes, written)) = base else {
+            let d = fresh(writing);
+            changed |= d.alert != rc.alert;
+            *rc = d;
+            continue;
+        };
+        let d = Rc::make_mut(rc);
+        let was_empty = d.diffs.is_empty();
+        // Each partition once (a batch's partitions are in all three when its responses arrive).
+        let mut todo: Vec<&TopicPartition> = changes.collect();
+        // `diffs` holds no partition of the old `writing`: one written before and now is left out
+        // as it was, so only those in one of the two are re-read.
+        sym_diff(&d.writing, &writing, |tp| todo.push(tp));
+        // The cached entries written since (the log's), changed or not.
+        todo.extend(written);
+        todo.sort_unstable();
+        todo.dedup();
+        for tp in todo {
+            match leadership.get(tp) {
+                Some(c) if writing.binary_search(tp).is_err() && differs(zk, tp, c) => {
+                    d.diffs.insert(tp.clone());
+                }
+                _ => {
+                    d.diffs.remove(tp);
                 }
             }
-        };
-        out.extend(d.alert.clone());
-        memo.insert(b.id, d);
+        }
+        debug_assert!(d
+            .diffs
+            .iter()
+            .eq(leadership.iter().filter(|(tp, c)| !writing.contains(tp) && differs(zk, tp, c)).map(|(tp, _)| tp)));
+        // Without text, an alert is (kind, subject, key): the same while some partition differs.
+        if render || was_empty != d.diffs.is_empty() {
+            let alert = cache_divergence(zk, b.id, leadership, &d.diffs, render);
+            changed |= alert != d.alert;
+            d.alert = alert;
+        }
+        d.version = zk.brokers_version();
+        d.leadership = Rc::downgrade(leadership);
+        d.mark = log.mark();
+        d.writing = writing;
     }
     if memo.len() != seen {
         let seen: Vec<BrokerId> = brokers.filter(finding).map(|b| b.id).collect();
-        memo.retain(|id, _| seen.contains(id));
+        memo.retain(|id, d| {
+            let keep = seen.contains(id);
+            changed |= !keep && d.alert.is_some();
+            keep
+        });
     }
+    changed
 }
 
 /// Calls `f` on every partition in exactly one of the sorted `a` and `b`.
-fn sym_diff(a: &[TopicPartition], b: &[TopicPartition], mut f: impl FnMut(&TopicPartition)) {
+fn sym_diff<'t>(a: &'t [TopicPartition], b: &'t [TopicPartition], mut f: impl FnMut(&'t TopicPartition)) {
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
@@ -512,11 +528,12 @@ impl Incremental {
             if all {
                 self.divergence_memo.clear();
             }
-            let mut d = Vec::new();
             let unchanged = |id: BrokerId| !tree_changed && touched.is_some_and(|t| !t.brokers.contains(&id));
-            divergences(zk, brokers.values(), &mut self.divergence_memo, Some(&unchanged), render, &mut d);
-            changed |= d != self.divergence;
-            self.divergence = d;
+            if divergences(zk, brokers.values(), &mut self.divergence_memo, Some(&unchanged), render) || all {
+                let d: Vec<Alert> = self.divergence_memo.values().filter_map(|d| d.alert.clone()).collect();
+                changed |= d != self.divergence;
+                self.divergence = d;
+            }
         }
         // Without text, a consumer's alert is its group's (kind, subject, key): the same groups
         // without a coordinator, in the same order, are the same alerts.
