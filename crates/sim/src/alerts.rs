@@ -309,12 +309,9 @@ fn divergences<'a>(
         if unchanged.is_some_and(|u| u(b.id)) && memo.contains_key(&b.id) {
             continue;
         }
-        // Sorted, so membership is a binary search (a 1.1 batch writes up to 50 partitions, in
-        // order as a rule).
+        // Sorted below, so membership is a binary search (a 1.1 batch writes up to 50
+        // partitions, in order as a rule).
         let mut writing = b.controller.job.as_ref().map(|j| j.writing()).unwrap_or_default();
-        if !writing.is_sorted() {
-            writing.sort_unstable();
-        }
         let leadership = &b.controller.ctx.leadership;
         let log = &b.controller.ctx.log;
         let fresh = |writing: Vec<TopicPartition>| {
@@ -334,6 +331,9 @@ fn divergences<'a>(
         };
         let rc = match memo.entry(b.id) {
             alloc::collections::btree_map::Entry::Vacant(v) => {
+                if !writing.is_sorted() {
+                    writing.sort_unstable();
+                }
                 let d = fresh(writing);
                 changed |= d.alert.is_some();
                 v.insert(d);
@@ -341,10 +341,16 @@ fn divergences<'a>(
             }
             alloc::collections::btree_map::Entry::Occupied(o) => o.into_mut(),
         };
+        // The memo's list is sorted, so one equal to it is too: only another list is sorted (if
+        // it is not already) and walked against it (`sym_diff`).
+        let same_writing = rc.writing == writing;
+        if !same_writing && !writing.is_sorted() {
+            writing.sort_unstable();
+        }
         // The memo holds the cache weakly: a write to it (`Rc::make_mut`) then moves it, so the
         // same address is the same cache, and the memo never makes the controller copy it.
-        if rc.version == zk.brokers_version()
-            && rc.writing == writing
+        if same_writing
+            && rc.version == zk.brokers_version()
             && core::ptr::eq(rc.leadership.as_ptr(), Rc::as_ptr(leadership))
         {
             continue;
@@ -365,7 +371,9 @@ fn divergences<'a>(
         let mut todo: Vec<&TopicPartition> = changes.collect();
         // `diffs` holds no partition of the old `writing`: one written before and now is left out
         // as it was, so only those in one of the two are re-read.
-        sym_diff(&d.writing, &writing, |tp| todo.push(tp));
+        if !same_writing {
+            sym_diff(&d.writing, &writing, |tp| todo.push(tp));
+        }
         // The cached entries written since (the log's), changed or not.
         todo.extend(written);
         todo.sort_unstable();
@@ -393,7 +401,9 @@ fn divergences<'a>(
         d.version = zk.brokers_version();
         d.leadership = Rc::downgrade(leadership);
         d.mark = log.mark();
-        d.writing = writing;
+        if !same_writing {
+            d.writing = writing;
+        }
     }
     if memo.len() != seen {
         let seen: Vec<BrokerId> = brokers.filter(finding).map(|b| b.id).collect();
