@@ -83,7 +83,7 @@ pub(crate) fn check<'a>(
     let mut out = Vec::new();
     multiple_controllers(&acting(brokers.clone()), render, &mut out);
     leaderless_in_tree(zk, render, &mut out);
-    divergences(zk, brokers, memo, None, render);
+    divergences(zk, brokers, memo, None, render, &mut StatePaths::default());
     out.extend(memo.values().filter_map(|d| d.alert.clone()));
     no_coordinator(consumers, render, &mut out);
     out
@@ -124,12 +124,43 @@ fn leaderless_in_tree(zk: &DataTree, render: bool, out: &mut Vec<Alert>) {
     }
 }
 
-/// The partition's state, as its state znode holds it.
-fn state_of<'z>(zk: &'z DataTree, tp: &TopicPartition) -> Option<&'z LeaderIsr> {
-    tp.with_state_path(|path| match zk.get(path).map(|n| &n.data) {
-        Some(ZData::PartitionState { state }) => Some(state),
-        _ => None,
-    })
+/// State znode paths written into one buffer that keeps the last topic's part: the partitions the
+/// alerts look up are mostly one topic's (`__consumer_offsets`), so a path costs its digits.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct StatePaths {
+    buf: String,
+    /// The topic `buf` starts with (`/brokers/topics/<topic>/partitions/`, `prefix` bytes).
+    topic: Option<crate::ids::Topic>,
+    prefix: usize,
+}
+
+impl StatePaths {
+    /// `tp`'s state znode path ([`TopicPartition::state_path`]).
+    fn of(&mut self, tp: &TopicPartition) -> &str {
+        if self.topic.as_ref() == Some(&tp.topic) {
+            self.buf.truncate(self.prefix);
+        } else {
+            self.buf.clear();
+            self.buf.push_str("/brokers/topics/");
+            self.buf.push_str(&tp.topic);
+            self.buf.push_str("/partitions/");
+            self.prefix = self.buf.len();
+            self.topic = Some(tp.topic.clone());
+        }
+        let mut digits = [0u8; 10];
+        self.buf.extend(decimal(tp.partition, &mut digits).iter().map(|d| char::from(*d)));
+        self.buf.push_str("/state");
+        debug_assert_eq!(self.buf, tp.state_path());
+        &self.buf
+    }
+
+    /// The partition's state, as its state znode holds it.
+    fn state<'z>(&mut self, zk: &'z DataTree, tp: &TopicPartition) -> Option<&'z LeaderIsr> {
+        match zk.get(self.of(tp)).map(|n| &n.data) {
+            Some(ZData::PartitionState { state }) => Some(state),
+            _ => None,
+        }
+    }
 }
 
 /// The brokers registered under `/brokers/ids`.
@@ -217,7 +248,7 @@ impl Leaderless {
 
     /// Brings the entries to the tree `zk` (from scratch if `all`) and `out`, the alerts they
     /// make in path order, with them; whether `out` changed.
-    fn update(&mut self, zk: &DataTree, all: bool, render: bool, out: &mut Vec<Alert>) -> bool {
+    fn update(&mut self, zk: &DataTree, all: bool, render: bool, paths: &mut StatePaths, out: &mut Vec<Alert>) -> bool {
         let since = self.at.filter(|_| !all);
         let (mut changed, mut dirty, mut fresh) = (false, false, false);
         match (since, since.and_then(|v| zk.state_changes_since(v))) {
@@ -226,7 +257,7 @@ impl Leaderless {
                 for tp in changes {
                     n += 1;
                     let key = ByStatePath(tp.clone());
-                    match state_of(zk, tp) {
+                    match paths.state(zk, tp) {
                         Some(s) if s.leader == NO_LEADER => match self.entries.entry(key) {
                             alloc::collections::btree_map::Entry::Vacant(v) => {
                                 v.insert(LeaderlessEntry { isr: s.isr.clone(), alert: None, dirty: true });
@@ -298,6 +329,7 @@ fn divergences<'a>(
     memo: &mut DivergenceMemo,
     unchanged: Option<&dyn Fn(BrokerId) -> bool>,
     render: bool,
+    paths: &mut StatePaths,
 ) -> bool {
     // The memo is updated in place: an entry is replaced when its controller's finding is, and
     // the entries of brokers no longer acting are dropped at the end.
@@ -314,10 +346,10 @@ fn divergences<'a>(
         let mut writing = b.controller.job.as_ref().map(|j| j.writing()).unwrap_or_default();
         let leadership = &b.controller.ctx.leadership;
         let log = &b.controller.ctx.log;
-        let fresh = |writing: Vec<TopicPartition>| {
+        let fresh = |writing: Vec<TopicPartition>, paths: &mut StatePaths| {
             let diffs: BTreeSet<TopicPartition> = leadership
                 .iter()
-                .filter(|(tp, c)| writing.binary_search(tp).is_err() && differs(zk, tp, c))
+                .filter(|(tp, c)| writing.binary_search(tp).is_err() && differs(zk, tp, c, paths))
                 .map(|(tp, _)| tp.clone())
                 .collect();
             Rc::new(Divergence {
@@ -334,7 +366,7 @@ fn divergences<'a>(
                 if !writing.is_sorted() {
                     writing.sort_unstable();
                 }
-                let d = fresh(writing);
+                let d = fresh(writing, paths);
                 changed |= d.alert.is_some();
                 v.insert(d);
                 continue;
@@ -360,7 +392,7 @@ fn divergences<'a>(
         // in place (copied only if a cloned world shares it).
         let base = zk.state_changes_since(rc.version).and_then(|changes| Some((changes, log.since(&rc.mark)?)));
         let Some((changes, written)) = base else {
-            let d = fresh(writing);
+            let d = fresh(writing, paths);
             changed |= d.alert != rc.alert;
             *rc = d;
             continue;
@@ -380,7 +412,7 @@ fn divergences<'a>(
         todo.dedup();
         for tp in todo {
             match leadership.get(tp) {
-                Some(c) if writing.binary_search(tp).is_err() && differs(zk, tp, c) => {
+                Some(c) if writing.binary_search(tp).is_err() && differs(zk, tp, c, paths) => {
                     d.diffs.insert(tp.clone());
                 }
                 _ => {
@@ -388,10 +420,10 @@ fn divergences<'a>(
                 }
             }
         }
-        debug_assert!(d
-            .diffs
+        debug_assert!(d.diffs.iter().eq(leadership
             .iter()
-            .eq(leadership.iter().filter(|(tp, c)| !writing.contains(tp) && differs(zk, tp, c)).map(|(tp, _)| tp)));
+            .filter(|(tp, c)| !writing.contains(tp) && differs(zk, tp, c, paths))
+            .map(|(tp, _)| tp)));
         // Without text, an alert is (kind, subject, key): the same while some partition differs.
         if render || was_empty != d.diffs.is_empty() {
             let alert = cache_divergence(zk, b.id, leadership, &d.diffs, render);
@@ -486,6 +518,8 @@ pub(crate) struct Incremental {
     leaderless_memo: Leaderless,
     divergence_memo: DivergenceMemo,
     divergence: Vec<Alert>,
+    /// The buffer the leaderless and divergence sections build state paths in.
+    paths: StatePaths,
     coordinator: Vec<Alert>,
     render: bool,
 }
@@ -521,7 +555,7 @@ impl Incremental {
             }
         }
         if tree_changed {
-            changed |= self.leaderless_memo.update(zk, all, render, &mut self.leaderless);
+            changed |= self.leaderless_memo.update(zk, all, render, &mut self.paths, &mut self.leaderless);
             self.tree = Some(tree);
         }
         // A controller's finding reads the tree and that controller only: with the tree as it was,
@@ -539,7 +573,8 @@ impl Incremental {
                 self.divergence_memo.clear();
             }
             let unchanged = |id: BrokerId| !tree_changed && touched.is_some_and(|t| !t.brokers.contains(&id));
-            if divergences(zk, brokers.values(), &mut self.divergence_memo, Some(&unchanged), render) || all {
+            let memo = &mut self.divergence_memo;
+            if divergences(zk, brokers.values(), memo, Some(&unchanged), render, &mut self.paths) || all {
                 let d: Vec<Alert> = self.divergence_memo.values().filter_map(|d| d.alert.clone()).collect();
                 changed |= d != self.divergence;
                 self.divergence = d;
@@ -604,12 +639,9 @@ pub(crate) struct Divergence {
 pub(crate) type DivergenceMemo = BTreeMap<BrokerId, Rc<Divergence>>;
 
 /// The partition's state znode differs from the cached leadership (leader, ISR or leader epoch).
-fn differs(zk: &DataTree, tp: &TopicPartition, c: &Cached) -> bool {
-    tp.with_state_path(|path| match zk.get(path).map(|n| &n.data) {
-        Some(ZData::PartitionState { state }) => {
-            state.leader != c.state.leader || state.isr != c.state.isr || state.leader_epoch != c.state.leader_epoch
-        }
-        _ => false,
+fn differs(zk: &DataTree, tp: &TopicPartition, c: &Cached, paths: &mut StatePaths) -> bool {
+    paths.state(zk, tp).is_some_and(|state| {
+        state.leader != c.state.leader || state.isr != c.state.isr || state.leader_epoch != c.state.leader_epoch
     })
 }
 
