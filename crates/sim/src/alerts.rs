@@ -399,26 +399,35 @@ fn divergences<'a>(
         };
         let d = Rc::make_mut(rc);
         let was_empty = d.diffs.is_empty();
-        // Each partition once (a batch's partitions are in all three when its responses arrive).
-        let mut todo: Vec<&TopicPartition> = changes.collect();
-        // `diffs` holds no partition of the old `writing`: one written before and now is left out
-        // as it was, so only those in one of the two are re-read.
-        if !same_writing {
-            sym_diff(&d.writing, &writing, |tp| todo.push(tp));
-        }
-        // The cached entries written since (the log's), changed or not.
-        todo.extend(written);
-        todo.sort_unstable();
-        todo.dedup();
-        for tp in todo {
-            match leadership.get(tp) {
-                Some(c) if writing.binary_search(tp).is_err() && differs(zk, tp, c, paths) => {
-                    d.diffs.insert(tp.clone());
-                }
-                _ => {
-                    d.diffs.remove(tp);
-                }
+        let recheck = |tp: &TopicPartition| match leadership.get(tp) {
+            Some(c) if writing.binary_search(tp).is_err() && differs(zk, tp, c, paths) => {
+                d.diffs.insert(tp.clone());
             }
+            _ => {
+                d.diffs.remove(tp);
+            }
+        };
+        // Re-read: the partitions whose state znode changed; those in only one of the old and
+        // the new `writing` (`diffs` holds no partition of the old one: one written before and
+        // now is left out as it was); the cached entries written since (the log's), changed or
+        // not. Each once when more than one of those has some (a batch's partitions are in all
+        // three when its responses arrive); one alone is walked as it is (a repeat re-reads).
+        let mut changes = changes.peekable();
+        let sources =
+            usize::from(changes.peek().is_some()) + usize::from(!same_writing) + usize::from(!written.is_empty());
+        if sources > 1 {
+            let mut todo: Vec<&TopicPartition> = changes.collect();
+            if !same_writing {
+                sym_diff(&d.writing, &writing, |tp| todo.push(tp));
+            }
+            todo.extend(written);
+            todo.sort_unstable();
+            todo.dedup();
+            todo.into_iter().for_each(recheck);
+        } else if !same_writing {
+            sym_diff(&d.writing, &writing, recheck);
+        } else {
+            changes.chain(written).for_each(recheck);
         }
         debug_assert!(d.diffs.iter().eq(leadership
             .iter()
