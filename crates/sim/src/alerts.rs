@@ -5,7 +5,7 @@ use crate::broker::Broker;
 use crate::consumer::{Consumer, ConsumerStatus};
 use crate::controller::{leader_isr_json, Cached};
 use crate::ids::{fmt_ids, BrokerId, TopicPartition, NO_LEADER};
-use crate::zookeeper::{DataTree, ZData};
+use crate::zookeeper::{DataTree, LeaderIsr, ZData};
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::rc::Rc;
@@ -83,7 +83,8 @@ pub(crate) fn check<'a>(
     let mut out = Vec::new();
     multiple_controllers(&acting(brokers.clone()), render, &mut out);
     leaderless_in_tree(zk, render, &mut out);
-    divergences(zk, brokers, memo, None, render, &mut out);
+    divergences(zk, brokers, memo, None, render, &mut StatePaths::default());
+    out.extend(memo.values().filter_map(|d| d.alert.clone()));
     no_coordinator(consumers, render, &mut out);
     out
 }
@@ -108,54 +109,219 @@ fn multiple_controllers(acting: &[BrokerId], render: bool, out: &mut Vec<Alert>)
 
 /// Leaderless partitions with a registered ISR member, in the tree's path order.
 fn leaderless_in_tree(zk: &DataTree, render: bool, out: &mut Vec<Alert>) {
-    let registered: BTreeSet<BrokerId> = zk.child_names("/brokers/ids").filter_map(|s| s.parse().ok()).collect();
+    let registered = registered(zk);
     for (path, node) in zk.nodes() {
         if let ZData::PartitionState { state } = &node.data {
-            leaderless(
+            out.extend(leaderless(
                 || TopicPartition::from_state_path(path).unwrap_or_else(|| TopicPartition::new(path, 0)),
                 state.leader,
                 &state.isr,
                 &registered,
                 "alive",
                 render,
-                out,
-            );
+            ));
         }
     }
 }
 
-/// The leader a partition's state znode holds.
-fn state_leader(zk: &DataTree, tp: &TopicPartition) -> Option<BrokerId> {
-    tp.with_state_path(|path| match zk.get(path).map(|n| &n.data) {
-        Some(ZData::PartitionState { state }) => Some(state.leader),
-        _ => None,
-    })
+/// State znode paths written into one buffer that keeps the last topic's part: the partitions the
+/// alerts look up are mostly one topic's (`__consumer_offsets`), so a path costs its digits.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct StatePaths {
+    buf: String,
+    /// The topic `buf` starts with (`/brokers/topics/<topic>/partitions/`, `prefix` bytes).
+    topic: Option<crate::ids::Topic>,
+    prefix: usize,
 }
 
-/// Every partition whose state znode says leader -1.
-fn leaderless_set(zk: &DataTree) -> BTreeSet<TopicPartition> {
-    zk.nodes()
-        .filter(|(_, n)| matches!(&n.data, ZData::PartitionState { state } if state.leader == NO_LEADER))
-        .filter_map(|(path, _)| TopicPartition::from_state_path(path))
-        .collect()
-}
-
-/// [`leaderless_in_tree`] for the leader -1 partitions `set` (what it finds, in the same order).
-fn leaderless_of(zk: &DataTree, set: &BTreeSet<TopicPartition>, render: bool, out: &mut Vec<Alert>) {
-    if set.is_empty() {
-        return;
+impl StatePaths {
+    /// `tp`'s state znode path ([`TopicPartition::state_path`]).
+    fn of(&mut self, tp: &TopicPartition) -> &str {
+        if self.topic.as_ref() == Some(&tp.topic) {
+            self.buf.truncate(self.prefix);
+        } else {
+            self.buf.clear();
+            self.buf.push_str("/brokers/topics/");
+            self.buf.push_str(&tp.topic);
+            self.buf.push_str("/partitions/");
+            self.prefix = self.buf.len();
+            self.topic = Some(tp.topic.clone());
+        }
+        let mut digits = [0u8; 10];
+        self.buf.extend(decimal(tp.partition, &mut digits).iter().map(|d| char::from(*d)));
+        self.buf.push_str("/state");
+        debug_assert_eq!(self.buf, tp.state_path());
+        &self.buf
     }
-    let registered: BTreeSet<BrokerId> = zk.child_names("/brokers/ids").filter_map(|s| s.parse().ok()).collect();
-    let mut found: Vec<(String, &TopicPartition)> = set.iter().map(|tp| (tp.state_path(), tp)).collect();
-    found.sort();
-    for (path, tp) in found {
-        if let Some(ZData::PartitionState { state }) = zk.get(&path).map(|n| &n.data) {
-            leaderless(|| tp.clone(), state.leader, &state.isr, &registered, "alive", render, out);
+
+    /// The partition's state, as its state znode holds it.
+    fn state<'z>(&mut self, zk: &'z DataTree, tp: &TopicPartition) -> Option<&'z LeaderIsr> {
+        match zk.get(self.of(tp)).map(|n| &n.data) {
+            Some(ZData::PartitionState { state }) => Some(state),
+            _ => None,
         }
     }
 }
 
-/// Cache divergence of every active, loaded controller, in broker order. `unchanged`: brokers
+/// The brokers registered under `/brokers/ids`.
+fn registered(zk: &DataTree) -> BTreeSet<BrokerId> {
+    zk.child_names("/brokers/ids").filter_map(|s| s.parse().ok()).collect()
+}
+
+/// A partition ordered as its state znode's path, `/brokers/topics/<t>/partitions/<p>/state`,
+/// orders in the tree: a map keyed by it iterates in [`leaderless_in_tree`]'s order without
+/// building a path.
+#[derive(Clone, PartialEq, Eq, Debug)]
+struct ByStatePath(TopicPartition);
+
+impl Ord for ByStatePath {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        let (a, b) = (&self.0, &other.0);
+        if a.topic == b.topic {
+            // The paths differ in the partition's digits only, each followed by "/state": as
+            // '/' sorts before every digit, they order as the digit strings do.
+            let (mut da, mut db) = ([0u8; 10], [0u8; 10]);
+            decimal(a.partition, &mut da).cmp(decimal(b.partition, &mut db))
+        } else {
+            a.with_state_path(|pa| b.with_state_path(|pb| pa.cmp(pb)))
+        }
+    }
+}
+
+impl PartialOrd for ByStatePath {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// The decimal digits of `n`, written at the end of `buf`.
+fn decimal(mut n: u32, buf: &mut [u8; 10]) -> &[u8] {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return &buf[i..];
+        }
+    }
+}
+
+/// A partition whose state znode says leader -1: its ISR then, and the alert it makes with the
+/// registered brokers [`Leaderless::registered`] (`None` if no member is registered).
+#[derive(Clone, Debug)]
+struct LeaderlessEntry {
+    isr: Vec<BrokerId>,
+    alert: Option<Alert>,
+    /// `isr` changed (or is new) since `alert` was made.
+    dirty: bool,
+}
+
+/// The leaderless section's memo: every partition whose state znode says leader -1, in the tree's
+/// path order, each with its alert, so a step re-reads only the state znodes it changed and
+/// remakes only their alerts (all of them when a broker (un)registers).
+#[derive(Clone, Debug, Default)]
+struct Leaderless {
+    entries: BTreeMap<ByStatePath, LeaderlessEntry>,
+    /// The registered brokers the alerts were made with.
+    registered: BTreeSet<BrokerId>,
+    /// The tree may have changed `/brokers/ids` since `registered` was read.
+    registered_stale: bool,
+    /// The tree's `brokers_version` the entries describe.
+    at: Option<u64>,
+}
+
+impl Leaderless {
+    /// Every leader -1 partition of the tree, from scratch (alerts not made yet).
+    fn scan(zk: &DataTree) -> BTreeMap<ByStatePath, LeaderlessEntry> {
+        zk.nodes()
+            .filter_map(|(path, n)| match &n.data {
+                ZData::PartitionState { state } if state.leader == NO_LEADER => Some((path, state)),
+                _ => None,
+            })
+            .filter_map(|(path, state)| {
+                let e = LeaderlessEntry { isr: state.isr.clone(), alert: None, dirty: true };
+                Some((ByStatePath(TopicPartition::from_state_path(path)?), e))
+            })
+            .collect()
+    }
+
+    /// Brings the entries to the tree `zk` (from scratch if `all`) and `out`, the alerts they
+    /// make in path order, with them; whether `out` changed.
+    fn update(&mut self, zk: &DataTree, all: bool, render: bool, paths: &mut StatePaths, out: &mut Vec<Alert>) -> bool {
+        let since = self.at.filter(|_| !all);
+        let (mut changed, mut dirty, mut fresh) = (false, false, false);
+        match (since, since.and_then(|v| zk.state_changes_since(v))) {
+            (Some(since), Some(changes)) => {
+                let mut n = 0;
+                for tp in changes {
+                    n += 1;
+                    let key = ByStatePath(tp.clone());
+                    match paths.state(zk, tp) {
+                        Some(s) if s.leader == NO_LEADER => match self.entries.entry(key) {
+                            alloc::collections::btree_map::Entry::Vacant(v) => {
+                                v.insert(LeaderlessEntry { isr: s.isr.clone(), alert: None, dirty: true });
+                                dirty = true;
+                            }
+                            alloc::collections::btree_map::Entry::Occupied(mut o) => {
+                                if o.get().isr != s.isr {
+                                    let e = o.get_mut();
+                                    e.isr.clone_from(&s.isr);
+                                    e.dirty = true;
+                                    dirty = true;
+                                }
+                            }
+                        },
+                        _ => changed |= self.entries.remove(&key).is_some_and(|e| e.alert.is_some()),
+                    }
+                }
+                // Every change under `/brokers/` bumps `brokers_version` once: one that was not a
+                // state znode's may have (un)registered a broker.
+                self.registered_stale |= n != zk.brokers_version() - since;
+            }
+            _ => {
+                self.entries = Self::scan(zk);
+                self.registered_stale = true;
+                fresh = true;
+                dirty = true;
+            }
+        }
+        self.at = Some(zk.brokers_version());
+        // Read `/brokers/ids` only while some partition is leaderless (no alert reads it else).
+        if !self.entries.is_empty() && (dirty || self.registered_stale) {
+            let mut every = all;
+            if self.registered_stale {
+                let now = registered(zk);
+                every |= now != self.registered;
+                self.registered = now;
+                self.registered_stale = false;
+            }
+            for (tp, e) in self.entries.iter_mut().filter(|(_, e)| every || e.dirty) {
+                let a = leaderless(|| tp.0.clone(), NO_LEADER, &e.isr, &self.registered, "alive", render);
+                changed |= a != e.alert;
+                e.alert = a;
+                e.dirty = false;
+            }
+        }
+        if fresh {
+            let l: Vec<Alert> = self.entries.values().filter_map(|e| e.alert.clone()).collect();
+            changed = l != *out;
+            *out = l;
+        } else if changed {
+            out.clear();
+            out.extend(self.entries.values().filter_map(|e| e.alert.clone()));
+        }
+        debug_assert!({
+            let mut l = Vec::new();
+            leaderless_in_tree(zk, render, &mut l);
+            l == *out
+        });
+        changed
+    }
+}
+
+/// Brings `memo` to the cache divergence of every active, loaded controller (its entries, in
+/// broker order, are the findings then); whether an alert in it changed. `unchanged`: brokers
 /// (and the tree) known unchanged since the memo was made, whose finding is taken as it is.
 fn divergences<'a>(
     zk: &DataTree,
@@ -163,102 +329,136 @@ fn divergences<'a>(
     memo: &mut DivergenceMemo,
     unchanged: Option<&dyn Fn(BrokerId) -> bool>,
     render: bool,
-    out: &mut Vec<Alert>,
-) {
+    paths: &mut StatePaths,
+) -> bool {
     // The memo is updated in place: an entry is replaced when its controller's finding is, and
     // the entries of brokers no longer acting are dropped at the end.
     let finding = |b: &&Rc<Broker>| b.alive && b.is_active() && b.controller.ctx.loaded;
     let mut seen = 0;
+    let mut changed = false;
     for b in brokers.clone().filter(finding) {
         seen += 1;
-        if let (Some(d), Some(true)) = (memo.get(&b.id), unchanged.map(|u| u(b.id))) {
-            out.extend(d.alert.clone());
+        if unchanged.is_some_and(|u| u(b.id)) && memo.contains_key(&b.id) {
             continue;
         }
-        // Sorted, so membership is a binary search (a 1.1 batch writes up to 50 partitions).
+        // Sorted below, so membership is a binary search (a 1.1 batch writes up to 50
+        // partitions, in order as a rule).
         let mut writing = b.controller.job.as_ref().map(|j| j.writing()).unwrap_or_default();
-        writing.sort_unstable();
-        let is_writing = |tp: &TopicPartition| writing.binary_search(tp).is_ok();
         let leadership = &b.controller.ctx.leadership;
         let log = &b.controller.ctx.log;
+        let fresh = |writing: Vec<TopicPartition>, paths: &mut StatePaths| {
+            let diffs: BTreeSet<TopicPartition> = leadership
+                .iter()
+                .filter(|(tp, c)| writing.binary_search(tp).is_err() && differs(zk, tp, c, paths))
+                .map(|(tp, _)| tp.clone())
+                .collect();
+            Rc::new(Divergence {
+                version: zk.brokers_version(),
+                leadership: Rc::downgrade(leadership),
+                mark: log.mark(),
+                alert: cache_divergence(zk, b.id, leadership, &diffs, render),
+                diffs,
+                writing,
+            })
+        };
+        let rc = match memo.entry(b.id) {
+            alloc::collections::btree_map::Entry::Vacant(v) => {
+                if !writing.is_sorted() {
+                    writing.sort_unstable();
+                }
+                let d = fresh(writing, paths);
+                changed |= d.alert.is_some();
+                v.insert(d);
+                continue;
+            }
+            alloc::collections::btree_map::Entry::Occupied(o) => o.into_mut(),
+        };
+        // The memo's list is sorted, so one equal to it is too: only another list is sorted (if
+        // it is not already) and walked against it (`sym_diff`).
+        let same_writing = rc.writing == writing;
+        if !same_writing && !writing.is_sorted() {
+            writing.sort_unstable();
+        }
         // The memo holds the cache weakly: a write to it (`Rc::make_mut`) then moves it, so the
         // same address is the same cache, and the memo never makes the controller copy it.
-        let same_cache =
-            |d: &Divergence| d.writing == writing && core::ptr::eq(d.leadership.as_ptr(), Rc::as_ptr(leadership));
-        let d = match memo.remove(&b.id) {
-            Some(d) if d.version == zk.brokers_version() && same_cache(&d) => d,
-            prev => {
-                // From the last finding: re-read only the partitions whose state znode moved,
-                // whose cached entry changed, or that started or stopped being written. The
-                // finding is updated in place (copied only if a cloned world shares it).
-                let base = prev.and_then(|d| {
-                    let changes = zk.state_changes_since(d.version)?;
-                    let written = log.since(&d.mark)?;
-                    Some((d, changes, written))
-                });
-                match base {
-                    Some((mut rc, changes, written)) => {
-                        let d = Rc::make_mut(&mut rc);
-                        let was_empty = d.diffs.is_empty();
-                        let diffs = &mut d.diffs;
-                        let mut recheck = |tp: &TopicPartition| match leadership.get(tp) {
-                            Some(c) if !is_writing(tp) && differs(zk, tp, c) => {
-                                diffs.insert(tp.clone());
-                            }
-                            _ => {
-                                diffs.remove(tp);
-                            }
-                        };
-                        changes.for_each(&mut recheck);
-                        // `diffs` holds no partition of the old `writing`: one written before and
-                        // now is left out as it was, so only those in one of the two are re-read.
-                        sym_diff(&d.writing, &writing, &mut recheck);
-                        // The cached entries written since (the log's), changed or not.
-                        written.iter().for_each(&mut recheck);
-                        debug_assert!(d.diffs.iter().eq(leadership
-                            .iter()
-                            .filter(|(tp, c)| !writing.contains(tp) && differs(zk, tp, c))
-                            .map(|(tp, _)| tp)));
-                        // Without text, an alert is (kind, subject, key): the same while some
-                        // partition differs.
-                        if render || was_empty != d.diffs.is_empty() {
-                            d.alert = cache_divergence(zk, b.id, leadership, &d.diffs, render);
-                        }
-                        d.version = zk.brokers_version();
-                        d.leadership = Rc::downgrade(leadership);
-                        d.mark = log.mark();
-                        d.writing = writing;
-                        rc
-                    }
-                    None => {
-                        let diffs: BTreeSet<TopicPartition> = leadership
-                            .iter()
-                            .filter(|(tp, c)| !is_writing(tp) && differs(zk, tp, c))
-                            .map(|(tp, _)| tp.clone())
-                            .collect();
-                        Rc::new(Divergence {
-                            version: zk.brokers_version(),
-                            leadership: Rc::downgrade(leadership),
-                            mark: log.mark(),
-                            alert: cache_divergence(zk, b.id, leadership, &diffs, render),
-                            diffs,
-                            writing,
-                        })
-                    }
-                }
+        if same_writing
+            && rc.version == zk.brokers_version()
+            && core::ptr::eq(rc.leadership.as_ptr(), Rc::as_ptr(leadership))
+        {
+            continue;
+        }
+        // From the last finding: re-read only the partitions whose state znode moved, whose
+        // cached entry changed, or that started or stopped being written. The finding is updated
+        // in place (copied only if a cloned world shares it).
+        let base = zk.state_changes_since(rc.version).and_then(|changes| Some((changes, log.since(&rc.mark)?)));
+        let Some((changes, written)) = base else {
+            let d = fresh(writing, paths);
+            changed |= d.alert != rc.alert;
+            *rc = d;
+            continue;
+        };
+        let d = Rc::make_mut(rc);
+        let was_empty = d.diffs.is_empty();
+        let recheck = |tp: &TopicPartition| match leadership.get(tp) {
+            Some(c) if writing.binary_search(tp).is_err() && differs(zk, tp, c, paths) => {
+                d.diffs.insert(tp.clone());
+            }
+            _ => {
+                d.diffs.remove(tp);
             }
         };
-        out.extend(d.alert.clone());
-        memo.insert(b.id, d);
+        // Re-read: the partitions whose state znode changed; those in only one of the old and
+        // the new `writing` (`diffs` holds no partition of the old one: one written before and
+        // now is left out as it was); the cached entries written since (the log's), changed or
+        // not. Each once when more than one of those has some (a batch's partitions are in all
+        // three when its responses arrive); one alone is walked as it is (a repeat re-reads).
+        let mut changes = changes.peekable();
+        let sources =
+            usize::from(changes.peek().is_some()) + usize::from(!same_writing) + usize::from(!written.is_empty());
+        if sources > 1 {
+            let mut todo: Vec<&TopicPartition> = changes.collect();
+            if !same_writing {
+                sym_diff(&d.writing, &writing, |tp| todo.push(tp));
+            }
+            todo.extend(written);
+            todo.sort_unstable();
+            todo.dedup();
+            todo.into_iter().for_each(recheck);
+        } else if !same_writing {
+            sym_diff(&d.writing, &writing, recheck);
+        } else {
+            changes.chain(written).for_each(recheck);
+        }
+        debug_assert!(d.diffs.iter().eq(leadership
+            .iter()
+            .filter(|(tp, c)| !writing.contains(tp) && differs(zk, tp, c, paths))
+            .map(|(tp, _)| tp)));
+        // Without text, an alert is (kind, subject, key): the same while some partition differs.
+        if render || was_empty != d.diffs.is_empty() {
+            let alert = cache_divergence(zk, b.id, leadership, &d.diffs, render);
+            changed |= alert != d.alert;
+            d.alert = alert;
+        }
+        d.version = zk.brokers_version();
+        d.leadership = Rc::downgrade(leadership);
+        d.mark = log.mark();
+        if !same_writing {
+            d.writing = writing;
+        }
     }
     if memo.len() != seen {
         let seen: Vec<BrokerId> = brokers.filter(finding).map(|b| b.id).collect();
-        memo.retain(|id, _| seen.contains(id));
+        memo.retain(|id, d| {
+            let keep = seen.contains(id);
+            changed |= !keep && d.alert.is_some();
+            keep
+        });
     }
+    changed
 }
 
 /// Calls `f` on every partition in exactly one of the sorted `a` and `b`.
-fn sym_diff(a: &[TopicPartition], b: &[TopicPartition], mut f: impl FnMut(&TopicPartition)) {
+fn sym_diff<'t>(a: &'t [TopicPartition], b: &'t [TopicPartition], mut f: impl FnMut(&'t TopicPartition)) {
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
@@ -324,11 +524,11 @@ pub(crate) struct Incremental {
     multi: Vec<Alert>,
     tree: Option<(crate::ids::NodeId, u64)>,
     leaderless: Vec<Alert>,
-    /// The partitions whose state znode says leader -1, as of `brokers_version` `leaderless_at`.
-    leaderless_set: BTreeSet<TopicPartition>,
-    leaderless_at: Option<u64>,
+    leaderless_memo: Leaderless,
     divergence_memo: DivergenceMemo,
     divergence: Vec<Alert>,
+    /// The buffer the leaderless and divergence sections build state paths in.
+    paths: StatePaths,
     coordinator: Vec<Alert>,
     render: bool,
 }
@@ -364,41 +564,7 @@ impl Incremental {
             }
         }
         if tree_changed {
-            let since = self.leaderless_at.filter(|_| !all);
-            let changes = since.and_then(|v| zk.state_changes_since(v));
-            // Whether the leaderless alerts must be looked at again: not when every change under
-            // `/brokers/` since was a state znode's (each bumps `brokers_version` once, so the
-            // registered brokers are as they were) and none of those partitions is leaderless,
-            // before or after (every leaderless partition's state is as it was).
-            let mut again = true;
-            match (since, changes) {
-                (Some(since), Some(changes)) => {
-                    let (mut n, mut moved) = (0, false);
-                    for tp in changes {
-                        n += 1;
-                        let now = state_leader(zk, tp) == Some(NO_LEADER);
-                        let was =
-                            if now { !self.leaderless_set.insert(tp.clone()) } else { self.leaderless_set.remove(tp) };
-                        moved |= now || was;
-                    }
-                    again = moved || n != zk.brokers_version() - since;
-                }
-                _ => self.leaderless_set = leaderless_set(zk),
-            }
-            debug_assert_eq!(self.leaderless_set, leaderless_set(zk));
-            self.leaderless_at = Some(zk.brokers_version());
-            if again {
-                let mut l = Vec::new();
-                leaderless_of(zk, &self.leaderless_set, render, &mut l);
-                changed |= l != self.leaderless;
-                self.leaderless = l;
-            } else {
-                debug_assert!({
-                    let mut l = Vec::new();
-                    leaderless_of(zk, &self.leaderless_set, render, &mut l);
-                    l == self.leaderless
-                });
-            }
+            changed |= self.leaderless_memo.update(zk, all, render, &mut self.paths, &mut self.leaderless);
             self.tree = Some(tree);
         }
         // A controller's finding reads the tree and that controller only: with the tree as it was,
@@ -415,11 +581,13 @@ impl Incremental {
             if all {
                 self.divergence_memo.clear();
             }
-            let mut d = Vec::new();
             let unchanged = |id: BrokerId| !tree_changed && touched.is_some_and(|t| !t.brokers.contains(&id));
-            divergences(zk, brokers.values(), &mut self.divergence_memo, Some(&unchanged), render, &mut d);
-            changed |= d != self.divergence;
-            self.divergence = d;
+            let memo = &mut self.divergence_memo;
+            if divergences(zk, brokers.values(), memo, Some(&unchanged), render, &mut self.paths) || all {
+                let d: Vec<Alert> = self.divergence_memo.values().filter_map(|d| d.alert.clone()).collect();
+                changed |= d != self.divergence;
+                self.divergence = d;
+            }
         }
         // Without text, a consumer's alert is its group's (kind, subject, key): the same groups
         // without a coordinator, in the same order, are the same alerts.
@@ -480,12 +648,9 @@ pub(crate) struct Divergence {
 pub(crate) type DivergenceMemo = BTreeMap<BrokerId, Rc<Divergence>>;
 
 /// The partition's state znode differs from the cached leadership (leader, ISR or leader epoch).
-fn differs(zk: &DataTree, tp: &TopicPartition, c: &Cached) -> bool {
-    tp.with_state_path(|path| match zk.get(path).map(|n| &n.data) {
-        Some(ZData::PartitionState { state }) => {
-            state.leader != c.state.leader || state.isr != c.state.isr || state.leader_epoch != c.state.leader_epoch
-        }
-        _ => false,
+fn differs(zk: &DataTree, tp: &TopicPartition, c: &Cached, paths: &mut StatePaths) -> bool {
+    paths.state(zk, tp).is_some_and(|state| {
+        state.leader != c.state.leader || state.isr != c.state.isr || state.leader_epoch != c.state.leader_epoch
     })
 }
 
@@ -555,7 +720,7 @@ pub fn check_kraft<'a>(
     let mut live = None;
     for (tp, p) in img.partitions.iter().filter(|(_, p)| p.leader == NO_LEADER) {
         let live = live.get_or_insert_with(|| img.live());
-        leaderless(|| tp.clone(), p.leader, &p.isr, live, "unfenced", render, &mut out);
+        out.extend(leaderless(|| tp.clone(), p.leader, &p.isr, live, "unfenced", render));
     }
     no_coordinator(consumers, render, &mut out);
     out
@@ -570,13 +735,12 @@ fn leaderless(
     live: &BTreeSet<BrokerId>,
     live_word: &str,
     render: bool,
-    out: &mut Vec<Alert>,
-) {
+) -> Option<Alert> {
     if leader != NO_LEADER || !isr.iter().any(|r| live.contains(r)) {
-        return;
+        return None;
     }
     let tp = tp();
-    out.push(Alert {
+    Some(Alert {
         kind: AlertKind::LeaderlessWithLiveIsr,
         key: partition_key("leaderless:", &tp),
         subject: Subject::Partition(tp.clone()),
@@ -584,7 +748,7 @@ fn leaderless(
             let alive = isr.iter().copied().filter(|r| live.contains(r));
             format!("{tp} has leader -1 although ISR member(s) {} are {live_word}", fmt_ids(alive))
         }),
-    });
+    })
 }
 
 /// An alert key `{prefix}{n}`, built without `core::fmt` (keys are built whenever alerts are).
@@ -618,5 +782,24 @@ fn no_coordinator<'a>(consumers: impl Iterator<Item = &'a Rc<Consumer>>, render:
                 )
             }),
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn by_state_path_orders_as_the_paths() {
+        let tps: Vec<TopicPartition> = ["__consumer_offsets", "t", "t-a", "t/a", "ta", "a"]
+            .iter()
+            .flat_map(|t| [0, 1, 2, 9, 10, 11, 19, 20, 100, 4_294_967_295].map(|p| TopicPartition::new(t, p)))
+            .collect();
+        for a in &tps {
+            for b in &tps {
+                let (ka, kb) = (ByStatePath(a.clone()), ByStatePath(b.clone()));
+                assert_eq!(ka.cmp(&kb), a.state_path().cmp(&b.state_path()), "{a} vs {b}");
+            }
+        }
     }
 }

@@ -343,9 +343,15 @@ impl World {
                 Some(alerts::check_kraft(quorum, self.consumers.values(), self.render)).filter(|a| *a != self.alerts)
             }
             ControlPlane::ZooKeeper(servers) => {
-                let tree = self.plane.zk().expect("a ZooKeeper plane has a server");
-                let server = servers.iter().find(|(_, s)| core::ptr::eq(s.tree(), tree)).map(|(n, _)| *n);
-                let key = (server.unwrap_or(NodeId::ZK), tree.brokers_version());
+                // The tree `ControlPlane::zk` reads (the leader's, the first server's while none
+                // leads), found with its server in one pass.
+                let (server, node) = servers
+                    .iter()
+                    .find(|(_, s)| s.role() == crate::zookeeper::Role::Leading)
+                    .or_else(|| servers.iter().next())
+                    .expect("a ZooKeeper plane has a server");
+                let tree = node.tree();
+                let key = (*server, tree.brokers_version());
                 self.alert_memo.update(key, tree, &self.brokers, &self.consumers, touched, self.render)
             }
         }
