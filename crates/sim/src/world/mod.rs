@@ -14,7 +14,7 @@ pub use state_hash::Fnv;
 use step_log::StepLog;
 
 use crate::alerts::{self, Alert};
-use crate::broker::Broker;
+use crate::broker::{Broker, LocalPartition};
 use crate::command::{Command, CommandError};
 use crate::consumer::Consumer;
 use crate::effects::{Effect, Outbox, Timer};
@@ -28,7 +28,7 @@ use crate::rng::Rng;
 use crate::scenario::{Config, Mode};
 use crate::sched::Queue;
 use crate::zookeeper::{result_summary, ClientLinks, DataTree, SessionId, ZkServerNode};
-use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -713,8 +713,8 @@ impl World {
                     }
                     Timer::IsrCheck => {
                         log.set_line(|| format!("{node}: ISR check (replica.lag.time.max.ms)"));
-                        let in_sync = self.in_sync_fn(b);
-                        self.with_broker(b, &mut log, |br, _, out| br.isr_check(&in_sync, out));
+                        let mut fetching = self.fetching_owned(b);
+                        self.with_broker(b, &mut log, |br, _, out| br.isr_check(&mut fetching, out));
                     }
                     Timer::IsrPropagation => {
                         log.set_line(|| format!("{node}: isr-change-propagation (maybePropagateIsrChanges)"));
@@ -761,38 +761,55 @@ impl World {
         log
     }
 
-    /// Whether followers fetch from `leader` (alive, linked both ways with it, following it for
-    /// the partition asked about), as a predicate over (partition, replica). The part that does
-    /// not depend on the partition is asked once per broker here, not once per partition and
-    /// replica.
-    fn in_sync(&self, leader: BrokerId) -> impl Fn(&TopicPartition, BrokerId) -> bool + '_ {
-        let reach: Vec<(BrokerId, &Broker)> = self
+    /// Which followers fetch from `leader` (alive, linked both ways with it, following it for the
+    /// partition asked about), as [`crate::broker::Fetching`]. The part that does not depend on
+    /// the partition is asked once per broker here. With `views`, a follower's replicas are read
+    /// from its [`FollowerView`] (up to date after a step's views were taken): the partition is
+    /// first looked for at the place it has among the leader's replicas, where a follower holding
+    /// the same partitions has it too (no lookup per partition and replica).
+    fn fetching(
+        &self,
+        leader: BrokerId,
+        views: bool,
+    ) -> impl FnMut(usize, &TopicPartition, &LocalPartition) -> u64 + '_ {
+        // The leader itself is left out: it leads the partitions it is asked about.
+        let reach: Vec<(BrokerId, &Broker, Option<&FollowerView>)> = self
             .brokers
             .iter()
-            .filter(|(id, b)| b.alive && self.net.both_up(NodeId::Broker(leader), NodeId::Broker(**id)))
-            .map(|(id, b)| (*id, &**b))
+            .filter(|(id, b)| {
+                **id != leader && b.alive && self.net.both_up(NodeId::Broker(leader), NodeId::Broker(**id))
+            })
+            .map(|(id, b)| (*id, &**b, if views { self.isr_seen.get(id).map(|s| &s.view) } else { None }))
             .collect();
-        move |tp: &TopicPartition, r: BrokerId| {
-            reach
-                .iter()
-                .find(|(id, _)| *id == r)
-                .is_some_and(|(_, b)| b.partitions.get(tp).is_some_and(|p| !p.is_leader && p.leader == leader))
+        debug_assert!(reach.iter().all(|(_, b, v)| v.is_none_or(|v| v.is(b))), "a follower view moved unseen");
+        move |i: usize, tp: &TopicPartition, lp: &LocalPartition| {
+            let mut bits = 0u64;
+            for (j, r) in lp.replicas.iter().enumerate() {
+                let Some((_, b, view)) = reach.iter().find(|(id, _, _)| id == r) else { continue };
+                let follows = match view {
+                    Some(v) => v.follows(i, tp) == Some(leader),
+                    None => b.partitions.get(tp).is_some_and(|p| !p.is_leader && p.leader == leader),
+                };
+                bits |= (follows as u64) << j;
+            }
+            bits
         }
     }
 
-    /// [`World::in_sync`] for every replica of the partitions `leader` leads, as an owned
-    /// predicate (the broker's handler runs while the world is borrowed mutably).
-    fn in_sync_fn(&self, leader: BrokerId) -> impl Fn(&TopicPartition, BrokerId) -> bool {
-        let in_sync = self.in_sync(leader);
-        let mut yes: BTreeSet<(TopicPartition, BrokerId)> = BTreeSet::new();
-        for (tp, p) in self.brokers[&leader].partitions.iter().filter(|(_, p)| p.is_leader) {
-            for r in &p.replicas {
-                if in_sync(tp, *r) {
-                    yes.insert((tp.clone(), *r));
-                }
-            }
+    /// [`World::fetching`] for the partitions `leader` leads, owned (the broker's handler runs
+    /// while the world is borrowed mutably), read from the brokers themselves.
+    fn fetching_owned(&self, leader: BrokerId) -> impl FnMut(usize, &TopicPartition, &LocalPartition) -> u64 {
+        let mut fetching = self.fetching(leader, false);
+        let led: Vec<(TopicPartition, u64)> = self.brokers[&leader]
+            .partitions
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, p))| p.is_leader)
+            .map(|(i, (tp, p))| (tp.clone(), fetching(i, tp, p)))
+            .collect();
+        move |_: usize, tp: &TopicPartition, _: &LocalPartition| {
+            led.iter().find(|(t, _)| t == tp).map_or(0, |(_, bits)| *bits)
         }
-        move |tp: &TopicPartition, r: BrokerId| yes.contains(&(tp.clone(), r))
     }
 
     /// After every step the world tells the nodes what they would observe now: each consumer
@@ -893,10 +910,14 @@ impl World {
         for b in ids {
             if !views_changed && !own_changed.contains(&b) {
                 // Nothing it reads moved since it last found nothing due (or scheduled a check).
-                debug_assert_eq!(self.brokers[&b].isr_check_due(&self.in_sync(b), &self.cfg), None, "b{b} skipped");
+                debug_assert_eq!(
+                    self.brokers[&b].isr_check_due(&mut self.fetching(b, true), &self.cfg),
+                    None,
+                    "b{b} skipped"
+                );
                 continue;
             }
-            let due = self.brokers[&b].isr_check_due(&self.in_sync(b), &self.cfg);
+            let due = self.brokers[&b].isr_check_due(&mut self.fetching(b, true), &self.cfg);
             if let Some(wait) = due {
                 let mut out = Outbox::new(self.render);
                 self.broker_mut(b).schedule_isr_check(wait, &mut out);
@@ -1079,7 +1100,7 @@ impl core::hash::Hasher for Mix {
     }
 }
 
-/// What a broker shows the other brokers' ISR checks ([`World::in_sync`]): whether it runs, and
+/// What a broker shows the other brokers' ISR checks ([`World::fetching`]): whether it runs, and
 /// for each of its replicas whether it leads and which leader it follows. A derived cache of the
 /// broker's state (it decides nothing a broker's own state does not).
 #[derive(Clone, Debug, PartialEq)]
@@ -1094,6 +1115,18 @@ impl FollowerView {
             alive: b.alive,
             replicas: b.partitions.iter().map(|(tp, p)| (tp.clone(), p.is_leader, p.leader)).collect(),
         }
+    }
+
+    /// The leader `b` follows for `tp` (none when it leads it or has no replica of it), found
+    /// first at place `i` (where a broker holding the same partitions as the asking leader has
+    /// it), else by a search of the replicas (in partition order).
+    fn follows(&self, i: usize, tp: &TopicPartition) -> Option<BrokerId> {
+        let at = match self.replicas.get(i) {
+            Some((t, _, _)) if t == tp => i,
+            _ => self.replicas.binary_search_by(|(t, _, _)| t.cmp(tp)).ok()?,
+        };
+        let (_, leads, leader) = &self.replicas[at];
+        (!leads).then_some(*leader)
     }
 
     /// The view is still what `b` shows.
