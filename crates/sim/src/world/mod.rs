@@ -879,29 +879,23 @@ impl World {
             let stamp = br.partitions_stamp.0;
             match self.isr_seen.get_mut(&b) {
                 Some(seen) => {
-                    // Replicas not written since: the same view and the same part of the
-                    // fingerprint (debug builds check both).
+                    // Replicas not written since: the same view (debug builds check it).
                     let written = seen.stamp != stamp;
-                    if written {
-                        seen.leading = IsrSeen::leading(br);
-                        seen.stamp = stamp;
-                    }
-                    debug_assert_eq!(seen.leading, IsrSeen::leading(br), "b{b}'s replicas moved without a stamp");
+                    seen.stamp = stamp;
                     if (written || seen.view.alive != br.alive) && !seen.view.is(br) {
                         seen.view = FollowerView::of(br);
                         views_changed = true;
                     }
                     debug_assert!(seen.view.is(br), "b{b}'s follower view moved unseen");
-                    let own = IsrSeen::own(br, seen.leading);
+                    let own = IsrSeen::own(br);
                     if seen.own != own {
                         seen.own = own;
                         own_changed.push(b);
                     }
                 }
                 None => {
-                    let leading = IsrSeen::leading(br);
-                    let own = IsrSeen::own(br, leading);
-                    self.isr_seen.insert(b, IsrSeen { view: FollowerView::of(br), own, leading, stamp });
+                    let own = IsrSeen::own(br);
+                    self.isr_seen.insert(b, IsrSeen { view: FollowerView::of(br), own, stamp });
                     views_changed = true;
                 }
             }
@@ -1008,44 +1002,24 @@ impl RelayKey {
 pub(crate) struct IsrSeen {
     view: FollowerView,
     own: u64,
-    /// [`IsrSeen::leading`] as of the broker's replicas at `stamp`.
-    leading: u64,
-    /// The broker's `partitions_stamp` when `view` and `leading` were taken.
+    /// The broker's `partitions_stamp` when `view` was last found to be what it shows.
     stamp: u64,
 }
 
 impl IsrSeen {
     /// A 64-bit fingerprint of what [`Broker::isr_check_due`] reads of the broker itself: whether
-    /// it runs and has a check scheduled, the partitions it leads (ISR, replicas, cached
-    /// zkVersion, refused writes) and the ISR writes in flight.
-    fn own(b: &Broker, leading: u64) -> u64 {
+    /// it runs and has a check scheduled, its replicas (the partitions it leads: ISR, replicas,
+    /// cached zkVersion, refused writes) and the ISR writes in flight. The replicas count by their
+    /// `partitions_stamp`, which every write of them moves: a write that leaves the partitions it
+    /// leads as they were costs one check of this leader, less than hashing what it leads at every
+    /// write did.
+    fn own(b: &Broker) -> u64 {
         use core::hash::Hasher;
         let mut h = Mix(0);
         h.write_u64(b.alive as u64 | (b.isr_check_pending as u64) << 1);
-        h.write_u64(leading);
+        h.write_u64(b.partitions_stamp.0);
         for tp in b.isr_writes_in_flight() {
             h.write_partition(tp);
-        }
-        h.finish()
-    }
-
-    /// The part of [`IsrSeen::own`] read from the partitions the broker leads: a function of its
-    /// replicas, so taken again only when they were written.
-    fn leading(b: &Broker) -> u64 {
-        use core::hash::Hasher;
-        let mut h = Mix(0);
-        let ids = |h: &mut Mix, ids: &[BrokerId]| {
-            h.write_u64(ids.len() as u64);
-            for r in ids {
-                h.write_u64(*r as u32 as u64);
-            }
-        };
-        for (tp, p) in b.partitions.iter().filter(|(_, p)| p.is_leader) {
-            h.write_partition(tp);
-            ids(&mut h, &p.isr);
-            ids(&mut h, &p.replicas);
-            h.write_u64(p.zk_version as u32 as u64 | (p.isr_refusals as u64) << 32);
-            h.write_u64(p.isr_write_failed_at.map_or(u64::MAX, |v| v as u32 as u64));
         }
         h.finish()
     }
