@@ -900,6 +900,17 @@ impl World {
                 }
             }
         }
+        if !views_changed && own_changed.is_empty() {
+            // Nothing any leader reads moved since it last found nothing due (or scheduled a
+            // check): the usual step, which need not list the brokers either.
+            debug_assert!(
+                self.brokers
+                    .keys()
+                    .all(|b| self.brokers[b].isr_check_due(&mut self.fetching(*b, true), &self.cfg).is_none()),
+                "a leader skipped with a check due"
+            );
+            return;
+        }
         let ids: Vec<BrokerId> = self.brokers.keys().copied().collect();
         for b in ids {
             if !views_changed && !own_changed.contains(&b) {
