@@ -733,7 +733,11 @@ impl Broker {
     /// `Partition.maybeShrinkIsr`) or caught up (after 1 s, `maybeExpandIsr`) and none is
     /// scheduled — its delay. Pure, so the world asks every step without copying the broker;
     /// [`Broker::schedule_isr_check`] acts.
-    pub fn isr_check_due(&self, fetching: &mut Fetching<'_>, cfg: &Config) -> Option<u64> {
+    /// Generic over `fetching` (the world's, inlined; or a [`Fetching`]).
+    pub fn isr_check_due<F>(&self, fetching: &mut F, cfg: &Config) -> Option<u64>
+    where
+        F: FnMut(usize, &TopicPartition, &LocalPartition) -> u64 + ?Sized,
+    {
         if !self.alive || self.isr_check_pending {
             return None;
         }
@@ -793,15 +797,18 @@ impl Broker {
     /// Whether one partition should have another ISR (this broker leads it and the ISR it should
     /// have differs from its ISR): then that ISR is left in `isr` (`want` is a buffer).
     #[allow(clippy::manual_contains)] // see `same`
-    fn desired_isr_of(
+    fn desired_isr_of<F>(
         &self,
         i: usize,
         tp: &TopicPartition,
         lp: &LocalPartition,
-        fetching: &mut Fetching<'_>,
+        fetching: &mut F,
         isr: &mut Vec<BrokerId>,
         want: &mut Vec<BrokerId>,
-    ) -> bool {
+    ) -> bool
+    where
+        F: FnMut(usize, &TopicPartition, &LocalPartition) -> u64 + ?Sized,
+    {
         if !lp.is_leader || (lp.isr_write_failed_at == Some(lp.zk_version) && lp.isr_refusals >= ISR_REFUSAL_REPEATS) {
             return false;
         }
