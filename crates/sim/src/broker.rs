@@ -23,6 +23,13 @@ use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+/// Which followers of a partition this broker leads fetch from it now, as the world observes
+/// them (alive, linked both ways with the leader, following it for the partition): bit `j` is set
+/// when `replicas[j]` does (the same answer at every place a broker has; a partition has at most
+/// one replica a broker, 9 brokers at most). The leader's own bit need not be set. Asked with the
+/// partition's place among the broker's `partitions` (where the followers usually have it too).
+pub type Fetching<'a> = dyn FnMut(usize, &TopicPartition, &LocalPartition) -> u64 + 'a;
+
 /// A replica as the local `ReplicaManager` knows it (`Partition`).
 #[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub struct LocalPartition {
@@ -759,18 +766,27 @@ impl Broker {
         }
     }
 
-    /// Given which followers fetch now (`in_sync`, observed by the world): when an ISR check is
-    /// due — a follower fell out (after `replica.lag.time.max.ms`, `Partition.maybeShrinkIsr`) or
-    /// caught up (after 1 s, `maybeExpandIsr`) and none is scheduled — its delay. Pure, so the
-    /// world asks every step without copying the broker; [`Broker::schedule_isr_check`] acts.
-    pub fn isr_check_due(&self, in_sync: &dyn Fn(&TopicPartition, BrokerId) -> bool, cfg: &Config) -> Option<u64> {
+    /// Given which followers fetch now (`fetching`, observed by the world, see [`Fetching`]): when
+    /// an ISR check is due — a follower fell out (after `replica.lag.time.max.ms`,
+    /// `Partition.maybeShrinkIsr`) or caught up (after 1 s, `maybeExpandIsr`) and none is
+    /// scheduled — its delay. Pure, so the world asks every step without copying the broker;
+    /// [`Broker::schedule_isr_check`] acts.
+    /// Generic over `fetching` (the world's, inlined; or a [`Fetching`]).
+    pub fn isr_check_due<F>(&self, fetching: &mut F, cfg: &Config) -> Option<u64>
+    where
+        F: FnMut(usize, &TopicPartition, &LocalPartition) -> u64 + ?Sized,
+    {
         if !self.alive || self.isr_check_pending {
             return None;
         }
-        // Without a copy of the changes: most steps change no ISR.
+        // Without a copy of the changes: most steps change no ISR (a changed one is built in two
+        // buffers reused from partition to partition).
         let (mut any, mut retry, mut shrink) = (false, true, false);
-        for (tp, lp) in self.partitions.iter().filter(|(_, lp)| lp.is_leader) {
-            let Some(isr) = self.desired_isr_of(tp, lp, in_sync) else { continue };
+        let (mut isr, mut want) = (Vec::new(), Vec::new());
+        for (i, (tp, lp)) in self.partitions.iter().enumerate().filter(|(_, (_, lp))| lp.is_leader) {
+            if !self.desired_isr_of(i, tp, lp, fetching, &mut isr, &mut want) {
+                continue;
+            }
             any = true;
             // A write that failed is tried again at the next run of the isr-expiration task, every
             // replica.lag.time.max.ms / 2 (1.0.0 ReplicaManager.scala:321): Partition.updateIsr
@@ -805,52 +821,72 @@ impl Broker {
     }
 
     /// The ISR each led partition should have, given which followers are caught up.
-    pub fn desired_isr(
-        &self,
-        in_sync: &dyn Fn(&TopicPartition, BrokerId) -> bool,
-    ) -> Vec<(TopicPartition, Vec<BrokerId>)> {
-        self.partitions
-            .iter()
-            .filter_map(|(tp, lp)| self.desired_isr_of(tp, lp, in_sync).map(|isr| (tp.clone(), isr)))
-            .collect()
+    pub fn desired_isr(&self, fetching: &mut Fetching<'_>) -> Vec<(TopicPartition, Vec<BrokerId>)> {
+        let (mut isr, mut want) = (Vec::new(), Vec::new());
+        let mut changes = Vec::new();
+        for (i, (tp, lp)) in self.partitions.iter().enumerate() {
+            if self.desired_isr_of(i, tp, lp, fetching, &mut isr, &mut want) {
+                changes.push((tp.clone(), isr.clone()));
+            }
+        }
+        changes
     }
 
-    /// The ISR one partition should have, when this broker leads it and it differs from its ISR.
-    fn desired_isr_of(
+    /// Whether one partition should have another ISR (this broker leads it and the ISR it should
+    /// have differs from its ISR): then that ISR is left in `isr` (`want` is a buffer).
+    #[allow(clippy::manual_contains)] // see `same`
+    fn desired_isr_of<F>(
         &self,
+        i: usize,
         tp: &TopicPartition,
         lp: &LocalPartition,
-        in_sync: &dyn Fn(&TopicPartition, BrokerId) -> bool,
-    ) -> Option<Vec<BrokerId>> {
+        fetching: &mut F,
+        isr: &mut Vec<BrokerId>,
+        want: &mut Vec<BrokerId>,
+    ) -> bool
+    where
+        F: FnMut(usize, &TopicPartition, &LocalPartition) -> u64 + ?Sized,
+    {
         if !lp.is_leader || (lp.isr_write_failed_at == Some(lp.zk_version) && lp.isr_refusals >= ISR_REFUSAL_REPEATS) {
-            return None;
+            return false;
         }
-        let wanted = |r: BrokerId| r == self.id || in_sync(tp, r);
+        // Which replicas fetch, asked once for the partition (a bit per place in `replicas`, at
+        // most 9 places: one per broker).
+        debug_assert!(lp.replicas.len() <= 64, "{tp}: more than 64 replicas");
+        let fetch = fetching(i, tp, lp);
+        let fetches = |j: usize| fetch >> j & 1 == 1;
+        // A replica is wanted when it is the leader or fetches from it; `wanted` asks it of a
+        // broker at its first place among the replicas (every place of one broker has its bit).
+        let wanted_at = |j: usize| lp.replicas[j] == self.id || fetches(j);
+        let wanted = |r: BrokerId| r == self.id || lp.replicas.iter().position(|x| *x == r).is_some_and(fetches);
         // The ISR stays as it is exactly when it holds the leader, every member is a replica
-        // still wanted, and every wanted replica is a member (asking `in_sync` once a replica).
-        let same = lp.isr.contains(&self.id)
-            && lp.isr.iter().all(|r| lp.replicas.contains(r) && wanted(*r))
-            && lp.replicas.iter().all(|r| lp.isr.contains(r) || !wanted(*r));
+        // still wanted, and every wanted replica is a member.
+        // (`iter().any`, not `contains`: its chunked search of integers costs more on a few ids.)
+        let same = lp.isr.iter().any(|m| *m == self.id)
+            && lp.isr.iter().all(|r| lp.replicas.iter().position(|x| x == r).is_some_and(wanted_at))
+            && lp.replicas.iter().enumerate().all(|(j, r)| lp.isr.iter().any(|m| m == r) || !wanted_at(j));
         // Nor while a write of this partition's ISR awaits its answer (asked only when the ISR
         // would change: both answers are "nothing to write").
         if same || self.zk.has(|p| matches!(p, Purpose::IsrUpdate { tp: t, .. } if t == tp)) {
-            return None;
+            return false;
         }
-        let mut want: Vec<BrokerId> = lp.replicas.iter().copied().filter(|r| wanted(*r)).collect();
+        want.clear();
+        want.extend(lp.replicas.iter().copied().filter(|r| wanted(*r)));
         // Keep the leader's ISR order for replicas that stay; append the ones that catch up.
-        let mut ordered: Vec<BrokerId> = lp.isr.iter().copied().filter(|r| want.contains(r)).collect();
-        want.retain(|r| !ordered.contains(r));
-        ordered.extend(want);
-        if !ordered.contains(&self.id) {
-            ordered.insert(0, self.id);
+        isr.clear();
+        isr.extend(lp.isr.iter().copied().filter(|r| want.contains(r)));
+        want.retain(|r| !isr.contains(r));
+        isr.extend_from_slice(want);
+        if !isr.contains(&self.id) {
+            isr.insert(0, self.id);
         }
-        (ordered != lp.isr).then_some(ordered)
+        *isr != lp.isr
     }
 
     /// `Partition.maybeShrinkIsr` / `maybeExpandIsr`: write the new ISR with the cached zkVersion.
-    pub fn isr_check(&mut self, in_sync: &dyn Fn(&TopicPartition, BrokerId) -> bool, out: &mut Outbox) {
+    pub fn isr_check(&mut self, fetching: &mut Fetching<'_>, out: &mut Outbox) {
         self.isr_check_pending = false;
-        for (tp, isr) in self.desired_isr(in_sync) {
+        for (tp, isr) in self.desired_isr(fetching) {
             let lp = &self.partitions[&tp];
             let data = ZData::PartitionState {
                 state: LeaderIsr {
@@ -1168,11 +1204,11 @@ mod tests {
         b.zk.state = ConnState::Connected;
         let mut out = Outbox::default();
         assert!(b.on_leader_and_isr(3, 8, vec![Rc::new(info(1, 14, &[1, 2], 8))], &mut out));
-        let only_me = |_: &TopicPartition, r: BrokerId| r == 1;
-        assert_eq!(b.isr_check_due(&only_me, &cfg), Some(cfg.replica_lag_ms), "the first shrink");
+        let mut only_me = |_: usize, _: &TopicPartition, _: &LocalPartition| 0;
+        assert_eq!(b.isr_check_due(&mut only_me, &cfg), Some(cfg.replica_lag_ms), "the first shrink");
         for run in 0..3 {
             let mut out = Outbox::default();
-            b.isr_check(&only_me, &mut out);
+            b.isr_check(&mut only_me, &mut out);
             let xid = *b.zk.outstanding.keys().next().expect("the ISR write is sent again");
             let done = b.zk.complete(xid).unwrap();
             assert!(matches!(*done.op, ZkOp::SetData { version: 27, .. }), "run {run}: {:?}", done.op);
@@ -1184,11 +1220,11 @@ mod tests {
                 code: "BADVERSION".into(),
             };
             assert_eq!(out.marks(), vec![refused], "run {run}: logged again");
-            assert_eq!(b.isr_check_due(&only_me, &cfg), Some(cfg.replica_lag_ms / 2), "next isr-expiration run");
+            assert_eq!(b.isr_check_due(&mut only_me, &cfg), Some(cfg.replica_lag_ms / 2), "next isr-expiration run");
         }
         // The model stops after ISR_REFUSAL_REPEATS refusals (Kafka never stops).
         Rc::make_mut(&mut b.partitions).get_mut(&offsets3()).unwrap().isr_refusals = ISR_REFUSAL_REPEATS;
-        assert_eq!(b.isr_check_due(&only_me, &cfg), None);
+        assert_eq!(b.isr_check_due(&mut only_me, &cfg), None);
     }
 
     #[test]

@@ -14,7 +14,7 @@ pub use state_hash::Fnv;
 use step_log::StepLog;
 
 use crate::alerts::{self, Alert};
-use crate::broker::Broker;
+use crate::broker::{Broker, LocalPartition};
 use crate::command::{Command, CommandError};
 use crate::consumer::Consumer;
 use crate::effects::{Effect, Outbox, Timer};
@@ -28,7 +28,7 @@ use crate::rng::Rng;
 use crate::scenario::{Config, Mode};
 use crate::sched::Queue;
 use crate::zookeeper::{result_summary, ClientLinks, DataTree, SessionId, ZkServerNode};
-use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -732,8 +732,8 @@ impl World {
                     }
                     Timer::IsrCheck => {
                         log.set_line(|| format!("{node}: ISR check (replica.lag.time.max.ms)"));
-                        let in_sync = self.in_sync_fn(b);
-                        self.with_broker(b, &mut log, |br, _, out| br.isr_check(&in_sync, out));
+                        let mut fetching = self.fetching_owned(b);
+                        self.with_broker(b, &mut log, |br, _, out| br.isr_check(&mut fetching, out));
                     }
                     Timer::IsrPropagation => {
                         log.set_line(|| format!("{node}: isr-change-propagation (maybePropagateIsrChanges)"));
@@ -780,38 +780,55 @@ impl World {
         log
     }
 
-    /// Whether followers fetch from `leader` (alive, linked both ways with it, following it for
-    /// the partition asked about), as a predicate over (partition, replica). The part that does
-    /// not depend on the partition is asked once per broker here, not once per partition and
-    /// replica.
-    fn in_sync(&self, leader: BrokerId) -> impl Fn(&TopicPartition, BrokerId) -> bool + '_ {
-        let reach: Vec<(BrokerId, &Broker)> = self
+    /// Which followers fetch from `leader` (alive, linked both ways with it, following it for the
+    /// partition asked about), as [`crate::broker::Fetching`]. The part that does not depend on
+    /// the partition is asked once per broker here. With `views`, a follower's replicas are read
+    /// from its [`FollowerView`] (up to date after a step's views were taken): the partition is
+    /// first looked for at the place it has among the leader's replicas, where a follower holding
+    /// the same partitions has it too (no lookup per partition and replica).
+    fn fetching(
+        &self,
+        leader: BrokerId,
+        views: bool,
+    ) -> impl FnMut(usize, &TopicPartition, &LocalPartition) -> u64 + '_ {
+        // The leader itself is left out: it leads the partitions it is asked about.
+        let reach: Vec<(BrokerId, &Broker, Option<&FollowerView>)> = self
             .brokers
             .iter()
-            .filter(|(id, b)| b.alive && self.net.both_up(NodeId::Broker(leader), NodeId::Broker(**id)))
-            .map(|(id, b)| (*id, &**b))
+            .filter(|(id, b)| {
+                **id != leader && b.alive && self.net.both_up(NodeId::Broker(leader), NodeId::Broker(**id))
+            })
+            .map(|(id, b)| (*id, &**b, if views { self.isr_seen.get(id).map(|s| &s.view) } else { None }))
             .collect();
-        move |tp: &TopicPartition, r: BrokerId| {
-            reach
-                .iter()
-                .find(|(id, _)| *id == r)
-                .is_some_and(|(_, b)| b.partitions.get(tp).is_some_and(|p| !p.is_leader && p.leader == leader))
+        debug_assert!(reach.iter().all(|(_, b, v)| v.is_none_or(|v| v.is(b))), "a follower view moved unseen");
+        move |i: usize, tp: &TopicPartition, lp: &LocalPartition| {
+            let mut bits = 0u64;
+            for (j, r) in lp.replicas.iter().enumerate() {
+                let Some((_, b, view)) = reach.iter().find(|(id, _, _)| id == r) else { continue };
+                let follows = match view {
+                    Some(v) => v.follows(i, tp) == Some(leader),
+                    None => b.partitions.get(tp).is_some_and(|p| !p.is_leader && p.leader == leader),
+                };
+                bits |= (follows as u64) << j;
+            }
+            bits
         }
     }
 
-    /// [`World::in_sync`] for every replica of the partitions `leader` leads, as an owned
-    /// predicate (the broker's handler runs while the world is borrowed mutably).
-    fn in_sync_fn(&self, leader: BrokerId) -> impl Fn(&TopicPartition, BrokerId) -> bool {
-        let in_sync = self.in_sync(leader);
-        let mut yes: BTreeSet<(TopicPartition, BrokerId)> = BTreeSet::new();
-        for (tp, p) in self.brokers[&leader].partitions.iter().filter(|(_, p)| p.is_leader) {
-            for r in &p.replicas {
-                if in_sync(tp, *r) {
-                    yes.insert((tp.clone(), *r));
-                }
-            }
+    /// [`World::fetching`] for the partitions `leader` leads, owned (the broker's handler runs
+    /// while the world is borrowed mutably), read from the brokers themselves.
+    fn fetching_owned(&self, leader: BrokerId) -> impl FnMut(usize, &TopicPartition, &LocalPartition) -> u64 {
+        let mut fetching = self.fetching(leader, false);
+        let led: Vec<(TopicPartition, u64)> = self.brokers[&leader]
+            .partitions
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, p))| p.is_leader)
+            .map(|(i, (tp, p))| (tp.clone(), fetching(i, tp, p)))
+            .collect();
+        move |_: usize, tp: &TopicPartition, _: &LocalPartition| {
+            led.iter().find(|(t, _)| t == tp).map_or(0, |(_, bits)| *bits)
         }
-        move |tp: &TopicPartition, r: BrokerId| yes.contains(&(tp.clone(), r))
     }
 
     /// After every step the world tells the nodes what they would observe now: each consumer
@@ -881,41 +898,50 @@ impl World {
             let stamp = br.partitions_stamp.0;
             match self.isr_seen.get_mut(&b) {
                 Some(seen) => {
-                    // Replicas not written since: the same view and the same part of the
-                    // fingerprint (debug builds check both).
+                    // Replicas not written since: the same view (debug builds check it).
                     let written = seen.stamp != stamp;
-                    if written {
-                        seen.leading = IsrSeen::leading(br);
-                        seen.stamp = stamp;
-                    }
-                    debug_assert_eq!(seen.leading, IsrSeen::leading(br), "b{b}'s replicas moved without a stamp");
+                    seen.stamp = stamp;
                     if (written || seen.view.alive != br.alive) && !seen.view.is(br) {
                         seen.view = FollowerView::of(br);
                         views_changed = true;
                     }
                     debug_assert!(seen.view.is(br), "b{b}'s follower view moved unseen");
-                    let own = IsrSeen::own(br, seen.leading);
+                    let own = IsrSeen::own(br);
                     if seen.own != own {
                         seen.own = own;
                         own_changed.push(b);
                     }
                 }
                 None => {
-                    let leading = IsrSeen::leading(br);
-                    let own = IsrSeen::own(br, leading);
-                    self.isr_seen.insert(b, IsrSeen { view: FollowerView::of(br), own, leading, stamp });
+                    let own = IsrSeen::own(br);
+                    self.isr_seen.insert(b, IsrSeen { view: FollowerView::of(br), own, stamp });
                     views_changed = true;
                 }
             }
+        }
+        if !views_changed && own_changed.is_empty() {
+            // Nothing any leader reads moved since it last found nothing due (or scheduled a
+            // check): the usual step, which need not list the brokers either.
+            debug_assert!(
+                self.brokers
+                    .keys()
+                    .all(|b| self.brokers[b].isr_check_due(&mut self.fetching(*b, true), &self.cfg).is_none()),
+                "a leader skipped with a check due"
+            );
+            return;
         }
         let ids: Vec<BrokerId> = self.brokers.keys().copied().collect();
         for b in ids {
             if !views_changed && !own_changed.contains(&b) {
                 // Nothing it reads moved since it last found nothing due (or scheduled a check).
-                debug_assert_eq!(self.brokers[&b].isr_check_due(&self.in_sync(b), &self.cfg), None, "b{b} skipped");
+                debug_assert_eq!(
+                    self.brokers[&b].isr_check_due(&mut self.fetching(b, true), &self.cfg),
+                    None,
+                    "b{b} skipped"
+                );
                 continue;
             }
-            let due = self.brokers[&b].isr_check_due(&self.in_sync(b), &self.cfg);
+            let due = self.brokers[&b].isr_check_due(&mut self.fetching(b, true), &self.cfg);
             if let Some(wait) = due {
                 let mut out = Outbox::new(self.render);
                 self.broker_mut(b).schedule_isr_check(wait, &mut out);
@@ -1006,44 +1032,24 @@ impl RelayKey {
 pub(crate) struct IsrSeen {
     view: FollowerView,
     own: u64,
-    /// [`IsrSeen::leading`] as of the broker's replicas at `stamp`.
-    leading: u64,
-    /// The broker's `partitions_stamp` when `view` and `leading` were taken.
+    /// The broker's `partitions_stamp` when `view` was last found to be what it shows.
     stamp: u64,
 }
 
 impl IsrSeen {
     /// A 64-bit fingerprint of what [`Broker::isr_check_due`] reads of the broker itself: whether
-    /// it runs and has a check scheduled, the partitions it leads (ISR, replicas, cached
-    /// zkVersion, refused writes) and the ISR writes in flight.
-    fn own(b: &Broker, leading: u64) -> u64 {
+    /// it runs and has a check scheduled, its replicas (the partitions it leads: ISR, replicas,
+    /// cached zkVersion, refused writes) and the ISR writes in flight. The replicas count by their
+    /// `partitions_stamp`, which every write of them moves: a write that leaves the partitions it
+    /// leads as they were costs one check of this leader, less than hashing what it leads at every
+    /// write did.
+    fn own(b: &Broker) -> u64 {
         use core::hash::Hasher;
         let mut h = Mix(0);
         h.write_u64(b.alive as u64 | (b.isr_check_pending as u64) << 1);
-        h.write_u64(leading);
+        h.write_u64(b.partitions_stamp.0);
         for tp in b.isr_writes_in_flight() {
             h.write_partition(tp);
-        }
-        h.finish()
-    }
-
-    /// The part of [`IsrSeen::own`] read from the partitions the broker leads: a function of its
-    /// replicas, so taken again only when they were written.
-    fn leading(b: &Broker) -> u64 {
-        use core::hash::Hasher;
-        let mut h = Mix(0);
-        let ids = |h: &mut Mix, ids: &[BrokerId]| {
-            h.write_u64(ids.len() as u64);
-            for r in ids {
-                h.write_u64(*r as u32 as u64);
-            }
-        };
-        for (tp, p) in b.partitions.iter().filter(|(_, p)| p.is_leader) {
-            h.write_partition(tp);
-            ids(&mut h, &p.isr);
-            ids(&mut h, &p.replicas);
-            h.write_u64(p.zk_version as u32 as u64 | (p.isr_refusals as u64) << 32);
-            h.write_u64(p.isr_write_failed_at.map_or(u64::MAX, |v| v as u32 as u64));
         }
         h.finish()
     }
@@ -1098,7 +1104,7 @@ impl core::hash::Hasher for Mix {
     }
 }
 
-/// What a broker shows the other brokers' ISR checks ([`World::in_sync`]): whether it runs, and
+/// What a broker shows the other brokers' ISR checks ([`World::fetching`]): whether it runs, and
 /// for each of its replicas whether it leads and which leader it follows. A derived cache of the
 /// broker's state (it decides nothing a broker's own state does not).
 #[derive(Clone, Debug, PartialEq)]
@@ -1113,6 +1119,18 @@ impl FollowerView {
             alive: b.alive,
             replicas: b.partitions.iter().map(|(tp, p)| (tp.clone(), p.is_leader, p.leader)).collect(),
         }
+    }
+
+    /// The leader `b` follows for `tp` (none when it leads it or has no replica of it), found
+    /// first at place `i` (where a broker holding the same partitions as the asking leader has
+    /// it), else by a search of the replicas (in partition order).
+    fn follows(&self, i: usize, tp: &TopicPartition) -> Option<BrokerId> {
+        let at = match self.replicas.get(i) {
+            Some((t, _, _)) if t == tp => i,
+            _ => self.replicas.binary_search_by(|(t, _, _)| t.cmp(tp)).ok()?,
+        };
+        let (_, leads, leader) = &self.replicas[at];
+        (!leads).then_some(*leader)
     }
 
     /// The view is still what `b` shows.
