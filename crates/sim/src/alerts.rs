@@ -147,8 +147,8 @@ impl StatePaths {
             self.prefix = self.buf.len();
             self.topic = Some(tp.topic.clone());
         }
-        let mut digits = [0u8; 10];
-        self.buf.extend(decimal(tp.partition, &mut digits).iter().map(|d| char::from(*d)));
+        let mut digits = [0u8; 20];
+        self.buf.extend(crate::ids::digits(u64::from(tp.partition), &mut digits).iter().map(|d| char::from(*d)));
         self.buf.push_str("/state");
         debug_assert_eq!(self.buf, tp.state_path());
         &self.buf
@@ -180,8 +180,8 @@ impl Ord for ByStatePath {
         if a.topic == b.topic {
             // The paths differ in the partition's digits only, each followed by "/state": as
             // '/' sorts before every digit, they order as the digit strings do.
-            let (mut da, mut db) = ([0u8; 10], [0u8; 10]);
-            decimal(a.partition, &mut da).cmp(decimal(b.partition, &mut db))
+            let (mut da, mut db) = ([0u8; 20], [0u8; 20]);
+            crate::ids::digits(u64::from(a.partition), &mut da).cmp(crate::ids::digits(u64::from(b.partition), &mut db))
         } else {
             a.with_state_path(|pa| b.with_state_path(|pb| pa.cmp(pb)))
         }
@@ -191,19 +191,6 @@ impl Ord for ByStatePath {
 impl PartialOrd for ByStatePath {
     fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
         Some(self.cmp(other))
-    }
-}
-
-/// The decimal digits of `n`, written at the end of `buf`.
-fn decimal(mut n: u32, buf: &mut [u8; 10]) -> &[u8] {
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            return &buf[i..];
-        }
     }
 }
 

@@ -366,7 +366,7 @@ pub(crate) fn push_decimal(out: &mut String, n: i64) {
 }
 
 /// The decimal digits of `n`, written at the end of `buf`.
-fn digits(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
+pub(crate) fn digits(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
     let mut i = buf.len();
     loop {
         i -= 1;
