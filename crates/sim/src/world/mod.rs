@@ -919,31 +919,26 @@ impl World {
                 }
             }
         }
-        if !views_changed && own_changed.is_empty() {
-            // Nothing any leader reads moved since it last found nothing due (or scheduled a
-            // check): the usual step, which need not list the brokers either.
-            debug_assert!(
-                self.brokers
-                    .keys()
-                    .all(|b| self.brokers[b].isr_check_due(&mut self.fetching(*b, true), &self.cfg).is_none()),
-                "a leader skipped with a check due"
-            );
-            return;
-        }
-        let ids: Vec<BrokerId> = self.brokers.keys().copied().collect();
-        for b in ids {
-            if !views_changed && !own_changed.contains(&b) {
-                // Nothing it reads moved since it last found nothing due (or scheduled a check).
-                debug_assert_eq!(
-                    self.brokers[&b].isr_check_due(&mut self.fetching(b, true), &self.cfg),
-                    None,
-                    "b{b} skipped"
-                );
-                continue;
-            }
+        // A leader skipped has nothing due: nothing it reads moved since it last found nothing due
+        // (or scheduled a check). Debug builds ask it anyway.
+        debug_assert!(
+            self.brokers
+                .keys()
+                .filter(|b| !views_changed && !own_changed.contains(b))
+                .all(|b| self.brokers[b].isr_check_due(&mut self.fetching(*b, true), &self.cfg).is_none()),
+            "a leader skipped with a check due"
+        );
+        // The others, in id order (their checks are scheduled in that order); usually none.
+        let looked_at: Vec<BrokerId> = if views_changed {
+            self.brokers.keys().copied().collect()
+        } else {
+            own_changed.sort_unstable();
+            own_changed
+        };
+        for b in looked_at {
             let due = self.brokers[&b].isr_check_due(&mut self.fetching(b, true), &self.cfg);
             if let Some(wait) = due {
-                let mut out = Outbox::new(self.render);
+                let mut out = self.outbox();
                 self.broker_mut(b).schedule_isr_check(wait, &mut out);
                 self.route(NodeId::Broker(b), out, log);
             }
