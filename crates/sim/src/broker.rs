@@ -855,10 +855,9 @@ impl Broker {
         debug_assert!(lp.replicas.len() <= 64, "{tp}: more than 64 replicas");
         let fetch = fetching(i, tp, lp);
         let fetches = |j: usize| fetch >> j & 1 == 1;
-        // A replica is wanted when it is the leader or fetches from it; `wanted` asks it of a
-        // broker at its first place among the replicas (every place of one broker has its bit).
+        // A replica is wanted when it is the leader or fetches from it (asked at its place among
+        // the replicas: every place of one broker has its bit).
         let wanted_at = |j: usize| lp.replicas[j] == self.id || fetches(j);
-        let wanted = |r: BrokerId| r == self.id || lp.replicas.iter().position(|x| *x == r).is_some_and(fetches);
         // The ISR stays as it is exactly when it holds the leader, every member is a replica
         // still wanted, and every wanted replica is a member.
         // (`iter().any`, not `contains`: its chunked search of integers costs more on a few ids.)
@@ -871,7 +870,7 @@ impl Broker {
             return false;
         }
         want.clear();
-        want.extend(lp.replicas.iter().copied().filter(|r| wanted(*r)));
+        want.extend(lp.replicas.iter().enumerate().filter(|(j, _)| wanted_at(*j)).map(|(_, r)| *r));
         // Keep the leader's ISR order for replicas that stay; append the ones that catch up.
         isr.clear();
         isr.extend(lp.isr.iter().copied().filter(|r| want.contains(r)));
@@ -1122,7 +1121,7 @@ mod tests {
     #[test]
     fn update_metadata_caches_the_last_state_of_each_partition_in_any_order() {
         // The cache is merged with the request in one walk; whatever the order (sorted, reversed,
-        // repeated partitions), it must end as one insert per state, in request order, leaves it.
+        // repeated partitions), it must end as one insert per state, in request order, would.
         let state = |p: u32, leader: BrokerId| {
             Rc::new(PartitionStateInfo { tp: TopicPartition::new(OFFSETS_TOPIC, p), ..info(leader, 1, &[leader], 8) })
         };

@@ -514,8 +514,6 @@ impl Controller {
     fn replica_state_machine_startup(&mut self, io: &mut ControllerIo) {
         let live = self.ctx.live_brokers.clone();
         let assignment = self.ctx.assignment.clone();
-        // The LeaderAndIsr for a partition's online replicas is added in one call (the same as one
-        // call a replica: nothing it reads moves in between), so its state is built once.
         let state = |r: &BrokerId| {
             if live.contains(r) {
                 ReplicaState::OnlineReplica
@@ -533,6 +531,8 @@ impl Controller {
         } else {
             self.replica_states.extend(states);
         }
+        // The LeaderAndIsr for a partition's online replicas is added in one call (the same as one
+        // call a replica: nothing it reads moves in between), so its state is built once.
         let mut online = Vec::new();
         for (tp, replicas) in assignment.iter() {
             online.clear();
