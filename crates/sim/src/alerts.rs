@@ -141,15 +141,11 @@ impl StatePaths {
             self.buf.truncate(self.prefix);
         } else {
             self.buf.clear();
-            self.buf.push_str("/brokers/topics/");
-            self.buf.push_str(&tp.topic);
-            self.buf.push_str("/partitions/");
+            TopicPartition::write_state_path_head(&tp.topic, &mut self.buf);
             self.prefix = self.buf.len();
             self.topic = Some(tp.topic.clone());
         }
-        let mut digits = [0u8; 20];
-        self.buf.extend(crate::ids::digits(u64::from(tp.partition), &mut digits).iter().map(|d| char::from(*d)));
-        self.buf.push_str("/state");
+        TopicPartition::write_state_path_tail(tp.partition, &mut self.buf);
         debug_assert_eq!(self.buf, tp.state_path());
         &self.buf
     }

@@ -323,10 +323,23 @@ impl TopicPartition {
     /// Appends [`TopicPartition::state_path`] to `out` (no formatting machinery: hot paths reuse
     /// one buffer).
     pub fn write_state_path(&self, out: &mut String) {
+        Self::write_state_path_head(&self.topic, out);
+        Self::write_state_path_tail(self.partition, out);
+    }
+
+    /// Appends the part of a state path that names the topic, `/brokers/topics/<topic>/partitions/`
+    /// (a buffer that keeps it writes only [`TopicPartition::write_state_path_tail`] for each
+    /// partition of that topic).
+    pub(crate) fn write_state_path_head(topic: &Topic, out: &mut String) {
         out.push_str("/brokers/topics/");
-        out.push_str(&self.topic);
+        out.push_str(topic);
         out.push_str("/partitions/");
-        push_decimal(out, i64::from(self.partition));
+    }
+
+    /// Appends the rest of a state path after [`TopicPartition::write_state_path_head`]: the
+    /// partition's number and `/state`.
+    pub(crate) fn write_state_path_tail(partition: u32, out: &mut String) {
+        push_decimal(out, i64::from(partition));
         out.push_str("/state");
     }
 
