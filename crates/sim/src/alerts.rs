@@ -5,6 +5,7 @@ use crate::broker::Broker;
 use crate::consumer::{Consumer, ConsumerStatus};
 use crate::controller::{leader_isr_json, Cached};
 use crate::ids::{fmt_ids, BrokerId, TopicPartition, NO_LEADER};
+use crate::sorted::CollectOrdered;
 use crate::zookeeper::{DataTree, LeaderIsr, ZData};
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
@@ -161,7 +162,7 @@ impl StatePaths {
 
 /// The brokers registered under `/brokers/ids`.
 fn registered(zk: &DataTree) -> BTreeSet<BrokerId> {
-    zk.child_names("/brokers/ids").filter_map(|s| s.parse().ok()).collect()
+    zk.child_names("/brokers/ids").filter_map(|s| s.parse().ok()).collect_ordered()
 }
 
 /// A partition ordered as its state znode's path, `/brokers/topics/<t>/partitions/<p>/state`,
@@ -226,7 +227,7 @@ impl Leaderless {
                 let e = LeaderlessEntry { isr: state.isr.clone(), alert: None, dirty: true };
                 Some((ByStatePath(TopicPartition::from_state_path(path)?), e))
             })
-            .collect()
+            .collect_ordered()
     }
 
     /// Brings the entries to the tree `zk` (from scratch if `all`) and `out`, the alerts they
@@ -334,7 +335,7 @@ fn divergences<'a>(
                 .iter()
                 .filter(|(tp, c)| writing.binary_search(tp).is_err() && differs(zk, tp, c, paths))
                 .map(|(tp, _)| tp.clone())
-                .collect();
+                .collect_ordered();
             Rc::new(Divergence {
                 version: zk.brokers_version(),
                 leadership: Rc::downgrade(leadership),
@@ -347,7 +348,7 @@ fn divergences<'a>(
         let rc = match memo.entry(b.id) {
             alloc::collections::btree_map::Entry::Vacant(v) => {
                 if !writing.is_sorted() {
-                    writing.sort_unstable();
+                    crate::sorted::sort(&mut writing);
                 }
                 let d = fresh(writing, paths);
                 changed |= d.alert.is_some();
@@ -360,7 +361,7 @@ fn divergences<'a>(
         // it is not already) and walked against it (`sym_diff`).
         let same_writing = rc.writing == writing;
         if !same_writing && !writing.is_sorted() {
-            writing.sort_unstable();
+            crate::sorted::sort(&mut writing);
         }
         // The memo holds the cache weakly: a write to it (`Rc::make_mut`) then moves it, so the
         // same address is the same cache, and the memo never makes the controller copy it.
@@ -404,7 +405,7 @@ fn divergences<'a>(
                 sym_diff(&d.writing, &writing, |tp| todo.push(tp));
             }
             todo.extend(written);
-            todo.sort_unstable();
+            crate::sorted::sort(&mut todo);
             todo.dedup();
             todo.into_iter().for_each(recheck);
         } else if !same_writing {

@@ -15,6 +15,7 @@ use crate::event::EventKind;
 use crate::ids::{fmt_ids, BrokerId, NodeId, TopicPartition, NO_LEADER};
 use crate::message::{ClientError, ConnectResult, PartitionStateInfo, Payload};
 use crate::scenario::{Config, OFFSETS_TOPIC};
+use crate::sorted::CollectOrdered;
 use crate::zk_client::{ConnState, Purpose, ZkClient};
 use crate::zookeeper::{LeaderIsr, SessionId, WatchEvent, WatchEventType, ZData, ZkError, ZkOp, ZkResult};
 use alloc::collections::{BTreeMap, BTreeSet};
@@ -662,7 +663,7 @@ impl Broker {
             return false;
         }
         self.controller_epoch = controller_epoch;
-        self.metadata.alive = live.into_iter().collect();
+        self.metadata.alive = live.into_iter().collect_ordered();
         // `parts` come sorted (the controller's batch is a sorted set): the cache is walked once
         // beside them, each state replaced in place, and only partitions it lacks are inserted
         // (in any order the last state of a partition wins, as with one insert each).
@@ -704,7 +705,7 @@ impl Broker {
             }
         }
         self.metadata.alive = alive;
-        self.metadata.partitions = partitions.into_iter().map(|(tp, p)| (tp, Rc::new(p))).collect();
+        self.metadata.partitions = partitions.into_iter().map(|(tp, p)| (tp, Rc::new(p))).collect_ordered();
     }
 
     /// A packet of this broker's ZooKeeper connection on `session` was lost on a cut link: the

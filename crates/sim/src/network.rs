@@ -166,7 +166,7 @@ impl Network {
         }
         let links: Vec<Link> = by_key.into_values().collect();
         let mut nodes: Vec<u64> = links.iter().flat_map(|l| [slot_key(l.a), slot_key(l.b)]).collect();
-        nodes.sort();
+        crate::sorted::sort(&mut nodes);
         nodes.dedup();
         let n = nodes.len();
         let mut index = alloc::vec![NONE; n * n];

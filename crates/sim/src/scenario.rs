@@ -440,7 +440,7 @@ impl Scenario {
             })
             .collect();
         out.retain(|c| until.map(|u| c.step <= u).unwrap_or(true));
-        out.sort_by_key(|c| c.step);
+        crate::sorted::sort_by_key(&mut out, |c| c.step);
         out.dedup_by_key(|c| c.step);
         out
     }
@@ -478,7 +478,7 @@ impl Scenario {
             return err(format!("cluster.brokers has {} brokers; the playground supports 1 to 9", c.brokers.len()));
         }
         let mut brokers = c.brokers.clone();
-        brokers.sort_unstable();
+        crate::sorted::sort(&mut brokers);
         for w in brokers.windows(2) {
             if w[0] == w[1] {
                 return err(format!("cluster.brokers lists broker {} twice", w[0]));
@@ -600,7 +600,7 @@ impl Scenario {
             check(format!("after_steps[{i}]"), &f.command)?;
             after_steps.push((f.after_step, f.command.clone()));
         }
-        after_steps.sort_by_key(|(s, _)| *s);
+        crate::sorted::sort_by_key(&mut after_steps, |(s, _)| *s);
         if let Some(w) = after_steps.windows(2).find(|w| w[0].0 == w[1].0) {
             return err(format!("after_steps lists step {} twice; one fault per step", w[0].0));
         }

@@ -76,7 +76,7 @@ impl<T> Queue<T> {
     /// The keys `(time, seq, slot)` in pop order.
     fn keys(&self) -> Vec<(u64, u64, u32)> {
         let mut keys: Vec<(u64, u64, u32)> = self.heap.iter().map(|Reverse(k)| *k).collect();
-        keys.sort_unstable();
+        crate::sorted::sort(&mut keys);
         keys
     }
 

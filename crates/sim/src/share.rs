@@ -119,7 +119,7 @@ impl Link {
         };
         let mut t = Timeline::with_mode(scenario, Some(self.seed), self.mode).map_err(|e| format!("{e}"))?;
         let mut cmds = self.commands.clone();
-        cmds.sort_by_key(|c| c.at_step);
+        crate::sorted::sort_by_key(&mut cmds, |c| c.at_step);
         for c in cmds {
             t.seek(c.at_step as usize);
             if t.cursor() as u64 != c.at_step {

@@ -216,7 +216,7 @@ impl Timeline {
         s.after_steps.extend(
             user.iter().map(|u| crate::scenario::StepFault { after_step: u.at_step, command: u.command.clone() }),
         );
-        s.after_steps.sort_by_key(|f| f.after_step);
+        crate::sorted::sort_by_key(&mut s.after_steps, |f| f.after_step);
         if !user.is_empty() {
             let n = user.len();
             s.description = alloc::format!(

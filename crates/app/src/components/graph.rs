@@ -509,7 +509,9 @@ pub fn in_flight(props: &InFlightProps) -> Html {
     let v = &props.view;
     let mut msgs: Vec<&MessageView> = v.messages.iter().collect();
     // Dropped first (they explain a cut), then by arrival.
-    msgs.sort_by_key(|m| (m.state != MessageState::Dropped, m.state != MessageState::InFlight, m.deliver_ms));
+    splitbrain_sim::sorted::sort_by_key(&mut msgs, |m| {
+        (m.state != MessageState::Dropped, m.state != MessageState::InFlight, m.deliver_ms)
+    });
     let shown = 4;
     let more = msgs.len().saturating_sub(shown);
     html! {

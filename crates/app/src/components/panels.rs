@@ -318,7 +318,7 @@ pub struct AlertsProps {
 pub fn alerts(props: &AlertsProps) -> Html {
     use splitbrain_sim::AlertKind as K;
     let mut shown: Vec<&splitbrain_sim::Alert> = props.alerts.iter().collect();
-    shown.sort_by_key(|a| a.kind);
+    splitbrain_sim::sorted::sort_by_key(&mut shown, |a| a.kind);
     // Many leaderless partitions: show the first few and a count.
     let mut leaderless: usize = 0;
     let items: Vec<Html> = shown

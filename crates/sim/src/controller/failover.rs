@@ -39,6 +39,7 @@ use crate::controller::replica_state::ReplicaState;
 use crate::event::EventKind;
 use crate::ids::{fmt_ids, BrokerId, TopicPartition};
 use crate::mark::Mark;
+use crate::sorted::CollectOrdered;
 use crate::zookeeper::{MultiOp, ZData, ZkError, ZkOp, ZkResult};
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -527,7 +528,7 @@ impl Controller {
         let states =
             assignment.iter().flat_map(|(tp, replicas)| replicas.iter().map(move |r| ((tp.clone(), *r), state(r))));
         if self.replica_states.is_empty() {
-            self.replica_states = states.collect();
+            self.replica_states = states.collect_ordered();
         } else {
             self.replica_states.extend(states);
         }
@@ -562,7 +563,7 @@ impl Controller {
                 }
                 (tp.clone(), st)
             })
-            .collect();
+            .collect_ordered();
         self.partition_states = states;
         let online = self.ctx.assignment.len() - offline.len();
         io.log(EventKind::Info, || {

@@ -235,7 +235,7 @@ fn mutate(schedule: &[ScriptEntry], facts: &Facts, rng: &mut Rng, p: &Palette) -
             _ => {}
         }
     }
-    s.sort_by_key(|e| e.at_ms);
+    crate::sorted::sort_by_key(&mut s, |e| e.at_ms);
     s
 }
 
@@ -244,7 +244,7 @@ fn mutate(schedule: &[ScriptEntry], facts: &Facts, rng: &mut Rng, p: &Palette) -
 fn away_at(schedule: &[ScriptEntry], t: u64) -> Vec<(BrokerId, Command)> {
     let mut away: Vec<(BrokerId, Command)> = Vec::new();
     let mut sorted: Vec<&ScriptEntry> = schedule.iter().filter(|e| e.at_ms < t).collect();
-    sorted.sort_by_key(|e| e.at_ms);
+    crate::sorted::sort_by_key(&mut sorted, |e| e.at_ms);
     for e in sorted {
         match &e.command {
             Command::Cut { a: NodeId::Broker(b), b: NodeId::ZK, .. }

@@ -551,7 +551,7 @@ fn swarm_run(
         steps += 1;
         if opts.property == Property::TwoControllers && facts.two_controllers {
             facts.violated = true;
-            out.sort_by_key(|e| e.at_ms);
+            crate::sorted::sort_by_key(&mut out, |e| e.at_ms);
             return (out, facts);
         }
         if !live {
@@ -608,7 +608,7 @@ fn swarm_run(
     }
     facts.violated = opts.property == Property::LeaderMinusOne
         && w.alerts().iter().any(|a| a.kind == AlertKind::LeaderlessWithLiveIsr);
-    out.sort_by_key(|e| e.at_ms);
+    crate::sorted::sort_by_key(&mut out, |e| e.at_ms);
     (out, facts)
 }
 
@@ -676,6 +676,6 @@ fn evaluate_with(proto: Option<&Prototype>, base: &Scenario, opts: &Options, c: 
         }
         CandidateKind::Replay { schedule } => (schedule.clone(), replay(proto, base, schedule, opts)),
     };
-    facts.hot.sort_unstable();
+    crate::sorted::sort(&mut facts.hot);
     Outcome { index: c.index, schedule, facts }
 }

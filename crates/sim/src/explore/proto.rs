@@ -105,7 +105,7 @@ impl Prototype {
             alloc::rc::Rc::make_mut(&mut w.cfg).end_ms = end;
         }
         let mut order: Vec<(usize, &ScriptEntry)> = script.iter().enumerate().collect();
-        order.sort_by_key(|(i, e)| (e.at_ms, *i));
+        crate::sorted::sort_by_key(&mut order, |(i, e)| (e.at_ms, *i));
         let mut queue = Queue::default();
         for (_, e) in order {
             queue.push(e.at_ms, Item::Script(e.command.clone()));

@@ -7,6 +7,7 @@ use crate::broker::{Broker, LocalPartition};
 use crate::ids::BrokerId;
 use crate::message::PartitionStateInfo;
 use crate::scenario::OFFSETS_TOPIC;
+use crate::sorted::CollectOrdered;
 use alloc::collections::BTreeSet;
 use alloc::format;
 use alloc::rc::Rc;
@@ -39,7 +40,7 @@ pub fn publish(img: &Image, br: &mut Broker) {
     publish_in_place(img, br);
     #[cfg(debug_assertions)]
     {
-        full.load_metadata(img.live(), img.partitions.iter().map(|(tp, p)| (tp.clone(), p.info(tp))).collect());
+        full.load_metadata(img.live(), img.partitions.iter().map(|(tp, p)| (tp.clone(), p.info(tp))).collect_ordered());
         debug_assert!(full == *br, "publishing in place differs from loading the whole image");
     }
 }
@@ -47,7 +48,7 @@ pub fn publish(img: &Image, br: &mut Broker) {
 fn publish_in_place(img: &Image, br: &mut Broker) {
     let cache = &br.metadata.partitions;
     if cache.len() != img.partitions.len() || cache.keys().zip(img.partitions.keys()).any(|(a, b)| a != b) {
-        br.load_metadata(img.live(), img.partitions.iter().map(|(tp, p)| (tp.clone(), p.info(tp))).collect());
+        br.load_metadata(img.live(), img.partitions.iter().map(|(tp, p)| (tp.clone(), p.info(tp))).collect_ordered());
         return;
     }
     let me = br.id;

@@ -35,6 +35,7 @@ use crate::ids::{BrokerId, NodeId, NO_LEADER};
 use crate::mark::Mark;
 use crate::message::Payload;
 use crate::scenario::Config;
+use crate::sorted::CollectOrdered;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::rc::Rc;
@@ -220,17 +221,17 @@ impl Kraft {
                         commit: n,
                         image: image.clone(),
                         votes: BTreeSet::new(),
-                        matched: (1..=VOTERS).map(|v| (v, n)).collect(),
-                        sent: (1..=VOTERS).map(|v| (v, (n, n))).collect(),
-                        sent_to_broker: cfg.brokers.iter().map(|b| (*b, n)).collect(),
+                        matched: (1..=VOTERS).map(|v| (v, n)).collect_ordered(),
+                        sent: (1..=VOTERS).map(|v| (v, (n, n))).collect_ordered(),
+                        sent_to_broker: cfg.brokers.iter().map(|b| (*b, n)).collect_ordered(),
                         timer_gen: 0,
                         timer_armed: false,
                     },
                 )
             })
-            .collect();
+            .collect_ordered();
         let mut epoch_leaders = BTreeMap::new();
-        epoch_leaders.insert(1, [1u32].into_iter().collect());
+        epoch_leaders.insert(1, [1u32].into_iter().collect_ordered());
         Kraft { voters, epoch_leaders, fence_armed: BTreeSet::new(), quorum_check_armed: false }
     }
 
@@ -292,7 +293,7 @@ impl Kraft {
         }
         // A leader re-sends what a follower it can reach again has not acknowledged.
         for l in leaders.iter().copied() {
-            let to: BTreeSet<u32> = (1..=VOTERS).filter(|o| reach.sends(l, *o)).collect();
+            let to: BTreeSet<u32> = (1..=VOTERS).filter(|o| reach.sends(l, *o)).collect_ordered();
             let mut out = Outbox::default();
             self.replicate_to(l, &to, &mut out);
             outs.push((l, out));
@@ -353,7 +354,7 @@ impl Kraft {
                 v.role = Role::Candidate;
                 v.voted_for = Some(id);
                 v.leader = None;
-                v.votes = [id].into_iter().collect();
+                v.votes = [id].into_iter().collect_ordered();
                 let (le, li) = v.last();
                 let epoch = v.epoch;
                 out.log(EventKind::ControllerElected, || format!("[RaftManager nodeId=q{id}] No leader heard for {FETCH_TIMEOUT_MS} ms: candidate for epoch {epoch} (last log epoch {le}, offset {li})"));
@@ -399,7 +400,7 @@ impl Kraft {
         }
         let img = v.image.clone();
         let mut recs = alloc::vec![Record::FenceBroker { broker }];
-        let live: BTreeSet<BrokerId> = img.live().into_iter().filter(|b| *b != broker).collect();
+        let live: BTreeSet<BrokerId> = img.live().into_iter().filter(|b| *b != broker).collect_ordered();
         for (tp, p) in img.partitions.iter() {
             if !p.isr.contains(&broker) && p.leader != broker {
                 continue;
@@ -464,7 +465,7 @@ impl Kraft {
     }
 
     fn replicate(&mut self, id: u32, out: &mut Outbox) {
-        let all: BTreeSet<u32> = (1..=VOTERS).collect();
+        let all: BTreeSet<u32> = (1..=VOTERS).collect_ordered();
         self.replicate_to(id, &all, out);
     }
 
@@ -580,7 +581,7 @@ impl Kraft {
                     v.timer_armed = false;
                     v.timer_gen += 1;
                     let n = v.log.len();
-                    v.matched = [(id, n)].into_iter().collect();
+                    v.matched = [(id, n)].into_iter().collect_ordered();
                     v.sent.clear();
                     v.sent_to_broker.clear();
                     let epoch = v.epoch;
@@ -658,7 +659,7 @@ impl Kraft {
                 }
                 let v = self.voters.get_mut(&id).expect("voter");
                 let mut ms: Vec<usize> = (1..=VOTERS).map(|o| v.matched.get(&o).copied().unwrap_or(0)).collect();
-                ms.sort_unstable_by(|a, b| b.cmp(a));
+                crate::sorted::sort_by(&mut ms, |a, b| b.cmp(a));
                 let hw = ms[Self::majority() - 1];
                 if hw > v.commit && v.log[hw - 1].epoch == v.epoch {
                     let was_active = v.commit_in_own_epoch();

@@ -2,6 +2,7 @@
 //! (`MetadataImage`): what the quorum replicates and what brokers learn. Only ids and serde: the
 //! message layer carries these without depending on the quorum.
 use crate::ids::{fmt_ids, BrokerId, TopicPartition};
+use crate::sorted::CollectOrdered;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::rc::Rc;
@@ -149,6 +150,6 @@ impl Image {
 
     /// Unfenced registered brokers.
     pub fn live(&self) -> BTreeSet<BrokerId> {
-        self.registered.difference(&self.fenced).copied().collect()
+        self.registered.difference(&self.fenced).copied().collect_ordered()
     }
 }

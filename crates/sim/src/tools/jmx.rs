@@ -38,7 +38,7 @@ pub struct Gauge {
 pub fn gauges(world: &World) -> Vec<Gauge> {
     let mut out = Vec::new();
     let mut brokers: Vec<_> = world.brokers().filter(|b| b.alive).collect();
-    brokers.sort_by_key(|b| b.id);
+    crate::sorted::sort_by_key(&mut brokers, |b| b.id);
     for b in brokers {
         let active = b.is_active();
         let ctx = &b.controller.ctx;

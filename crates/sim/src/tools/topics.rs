@@ -30,6 +30,7 @@
 use super::{bootstrap, Options};
 use crate::ids::BrokerId;
 use crate::scenario::OFFSETS_TOPIC;
+use crate::sorted::CollectOrdered;
 use crate::world::World;
 use crate::zookeeper::ZData;
 use alloc::collections::BTreeSet;
@@ -99,9 +100,9 @@ pub fn from_zookeeper(world: &World, opts: &Options) -> Result<Vec<TopicRows>, S
     let zk = world.zk().ok_or_else(|| {
         String::from("this mode has no ZooKeeper: kafka-topics.sh --zookeeper cannot run (try --as topics-admin)")
     })?;
-    let live: BTreeSet<BrokerId> = zk.children("/brokers/ids").iter().filter_map(|s| s.parse().ok()).collect();
+    let live: BTreeSet<BrokerId> = zk.children("/brokers/ids").iter().filter_map(|s| s.parse().ok()).collect_ordered();
     let mut topics = zk.children("/brokers/topics");
-    topics.sort();
+    crate::sorted::sort(&mut topics);
     let mut out = Vec::new();
     for t in topics {
         let Some(ZData::Assignment { partitions }) = zk.get(&format!("/brokers/topics/{t}")).map(|n| &n.data) else {

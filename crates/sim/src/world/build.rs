@@ -16,6 +16,7 @@ use crate::network::Network;
 use crate::rng::Rng;
 use crate::scenario::{Config, Mode, Scenario, ScenarioError, OFFSETS_TOPIC};
 use crate::sched::Queue;
+use crate::sorted::CollectOrdered;
 use crate::zk_client::ConnState;
 use crate::zookeeper::{DataTree, LeaderIsr, SessionId, ZData, ZkOp, ZkServerNode};
 use alloc::collections::{BTreeMap, BTreeSet};
@@ -53,7 +54,7 @@ impl World {
         }
         let mut queue = Queue::default();
         let mut script: Vec<(usize, &crate::scenario::ScriptEntry)> = scenario.script.iter().enumerate().collect();
-        script.sort_by_key(|(i, e)| (e.at_ms, *i));
+        crate::sorted::sort_by_key(&mut script, |(i, e)| (e.at_ms, *i));
         for (_, e) in script {
             queue.push(e.at_ms, Item::Script(e.command.clone()));
         }
@@ -131,7 +132,7 @@ fn zookeeper_steady_state(cfg: &Config) -> (ControlPlane, BTreeMap<BrokerId, Rc<
         Some(sessions[&cfg.controller]),
     );
     for t in &cfg.topics {
-        let partitions = cfg.partitions_of(t).map(|tp| (tp.partition, cfg.assignment[tp].clone())).collect();
+        let partitions = cfg.partitions_of(t).map(|tp| (tp.partition, cfg.assignment[tp].clone())).collect_ordered();
         zk.seed_node(&format!("/brokers/topics/{t}"), ZData::Assignment { partitions }, None);
     }
     let mut leadership = BTreeMap::new();
@@ -142,9 +143,9 @@ fn zookeeper_steady_state(cfg: &Config) -> (ControlPlane, BTreeMap<BrokerId, Rc<
         zk.seed_version(&tp.state_path(), ver);
         leadership.insert(tp.clone(), alloc::rc::Rc::new(Cached { state, zk_version: ver }));
     }
-    let live: BTreeSet<BrokerId> = cfg.brokers.iter().copied().collect();
+    let live: BTreeSet<BrokerId> = cfg.brokers.iter().copied().collect_ordered();
     let infos: BTreeMap<TopicPartition, PartitionStateInfo> =
-        leadership.iter().map(|(tp, c)| (tp.clone(), c.info(tp, cfg.assignment[tp].clone()))).collect();
+        leadership.iter().map(|(tp, c)| (tp.clone(), c.info(tp, cfg.assignment[tp].clone()))).collect_ordered();
     let mut brokers = BTreeMap::new();
     for &b in &cfg.brokers {
         let s = sessions[&b];

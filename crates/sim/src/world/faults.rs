@@ -11,6 +11,7 @@ use crate::effects::Timer;
 use crate::event::EventKind;
 use crate::ids::{BrokerId, NodeId};
 use crate::kraft::{self, Image};
+use crate::sorted::CollectOrdered;
 use crate::zk_client::ConnState;
 use crate::zookeeper::ClientLink;
 use alloc::collections::BTreeMap;
@@ -28,7 +29,7 @@ impl World {
                 let z = self.zk_server_of(*b);
                 (*b, (self.net.is_up(n, z), self.net.both_up(n, z)))
             })
-            .collect()
+            .collect_ordered()
     }
 
     pub(super) fn apply_inner(&mut self, cmd: &Command) -> StepLog {
@@ -264,7 +265,7 @@ impl World {
                 restored.push((l.b, l.a));
             }
         }
-        restored.sort_unstable();
+        crate::sorted::sort(&mut restored);
         for (from, to) in restored {
             if let (NodeId::Broker(x), NodeId::Broker(y)) = (from, to) {
                 if self.brokers[&x].alive && self.brokers[&x].controller.held.contains_key(&y) {

@@ -27,6 +27,7 @@ use crate::network::Network;
 use crate::rng::Rng;
 use crate::scenario::{Config, Mode};
 use crate::sched::Queue;
+use crate::sorted::CollectOrdered;
 use crate::zookeeper::{result_summary, ClientLinks, DataTree, SessionId, ZkServerNode};
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -490,7 +491,7 @@ impl World {
     }
 
     fn broker_liveness(&self) -> BTreeMap<BrokerId, bool> {
-        self.brokers.iter().map(|(id, b)| (*id, b.alive)).collect()
+        self.brokers.iter().map(|(id, b)| (*id, b.alive)).collect_ordered()
     }
 
     /// Who can talk to whom among the voters and brokers, as the quorum learns it.
@@ -932,7 +933,7 @@ impl World {
         let looked_at: Vec<BrokerId> = if views_changed {
             self.brokers.keys().copied().collect()
         } else {
-            own_changed.sort_unstable();
+            crate::sorted::sort(&mut own_changed);
             own_changed
         };
         for b in looked_at {

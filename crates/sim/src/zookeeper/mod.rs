@@ -14,6 +14,7 @@ pub use server::{ClientLink, ClientLinks, ZkServerNode};
 pub use session_tracker::SessionTracker;
 
 use crate::ids::{fmt_ids, BrokerId, NodeId, TopicPartition};
+use crate::sorted::CollectOrdered;
 use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
 use alloc::format;
 use alloc::rc::Rc;
@@ -765,7 +766,7 @@ impl DataTree {
         // DataTree.java:505-507`, `triggerWatch(path, NodeDeleted, processed)`).
         let first = events.len();
         self.fire(path, WatchTable::Data, WatchEventType::NodeDeleted, events);
-        let notified: BTreeSet<SessionId> = events[first..].iter().map(|e| e.session).collect();
+        let notified: BTreeSet<SessionId> = events[first..].iter().map(|e| e.session).collect_ordered();
         if let Some(set) = self.watches.remove(&(String::from(path), WatchTable::Child)) {
             for session in set.into_iter().filter(|s| !notified.contains(s)) {
                 events.push(WatchEvent { session, path: path.into(), kind: WatchEventType::NodeDeleted });
