@@ -5,6 +5,7 @@ use crate::broker::Broker;
 use crate::consumer::{Consumer, ConsumerStatus};
 use crate::controller::{leader_isr_json, Cached};
 use crate::ids::{fmt_ids, BrokerId, TopicPartition, NO_LEADER};
+use crate::small_map::{SmallMap, SmallSet};
 use crate::sorted::CollectOrdered;
 use crate::zookeeper::{DataTree, LeaderIsr, ZData};
 use alloc::collections::{BTreeMap, BTreeSet};
@@ -161,7 +162,7 @@ impl StatePaths {
 }
 
 /// The brokers registered under `/brokers/ids`.
-fn registered(zk: &DataTree) -> BTreeSet<BrokerId> {
+fn registered(zk: &DataTree) -> SmallSet<BrokerId> {
     zk.child_names("/brokers/ids").filter_map(|s| s.parse().ok()).collect_ordered()
 }
 
@@ -208,7 +209,7 @@ struct LeaderlessEntry {
 struct Leaderless {
     entries: BTreeMap<ByStatePath, LeaderlessEntry>,
     /// The registered brokers the alerts were made with.
-    registered: BTreeSet<BrokerId>,
+    registered: SmallSet<BrokerId>,
     /// The tree may have changed `/brokers/ids` since `registered` was read.
     registered_stale: bool,
     /// The tree's `brokers_version` the entries describe.
@@ -345,17 +346,14 @@ fn divergences<'a>(
                 writing,
             })
         };
-        let rc = match memo.entry(b.id) {
-            alloc::collections::btree_map::Entry::Vacant(v) => {
-                if !writing.is_sorted() {
-                    crate::sorted::sort(&mut writing);
-                }
-                let d = fresh(writing, paths);
-                changed |= d.alert.is_some();
-                v.insert(d);
-                continue;
+        let Some(rc) = memo.get_mut(&b.id) else {
+            if !writing.is_sorted() {
+                crate::sorted::sort(&mut writing);
             }
-            alloc::collections::btree_map::Entry::Occupied(o) => o.into_mut(),
+            let d = fresh(writing, paths);
+            changed |= d.alert.is_some();
+            memo.insert(b.id, d);
+            continue;
         };
         // The memo's list is sorted, so one equal to it is too: only another list is sorted (if
         // it is not already) and walked against it (`sym_diff`).
@@ -525,8 +523,8 @@ impl Incremental {
         &mut self,
         tree: (crate::ids::NodeId, u64),
         zk: &DataTree,
-        brokers: &BTreeMap<BrokerId, Rc<Broker>>,
-        consumers: &BTreeMap<u32, Rc<Consumer>>,
+        brokers: &SmallMap<BrokerId, Rc<Broker>>,
+        consumers: &SmallMap<u32, Rc<Consumer>>,
         touched: Option<&Touched>,
         render: bool,
     ) -> Option<Vec<Alert>> {
@@ -629,7 +627,7 @@ pub(crate) struct Divergence {
 }
 
 /// The last findings by controller; see [`Divergence`].
-pub(crate) type DivergenceMemo = BTreeMap<BrokerId, Rc<Divergence>>;
+pub(crate) type DivergenceMemo = SmallMap<BrokerId, Rc<Divergence>>;
 
 /// The partition's state znode differs from the cached leadership (leader, ISR or leader epoch).
 fn differs(zk: &DataTree, tp: &TopicPartition, c: &Cached, paths: &mut StatePaths) -> bool {
@@ -716,7 +714,7 @@ fn leaderless(
     tp: impl FnOnce() -> TopicPartition,
     leader: BrokerId,
     isr: &[BrokerId],
-    live: &BTreeSet<BrokerId>,
+    live: &SmallSet<BrokerId>,
     live_word: &str,
     render: bool,
 ) -> Option<Alert> {

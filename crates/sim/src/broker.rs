@@ -15,6 +15,7 @@ use crate::event::EventKind;
 use crate::ids::{fmt_ids, BrokerId, NodeId, TopicPartition, NO_LEADER};
 use crate::message::{ClientError, ConnectResult, PartitionStateInfo, Payload};
 use crate::scenario::{Config, OFFSETS_TOPIC};
+use crate::small_map::SmallSet;
 use crate::sorted::CollectOrdered;
 use crate::zk_client::{ConnState, Purpose, ZkClient};
 use crate::zookeeper::{LeaderIsr, SessionId, WatchEvent, WatchEventType, ZData, ZkError, ZkOp, ZkResult};
@@ -91,7 +92,7 @@ impl LocalPartition {
 #[derive(Clone, PartialEq, Eq, Debug, Default, Hash)]
 pub struct MetadataCache {
     /// Alive brokers, as the last UpdateMetadata said.
-    pub alive: BTreeSet<BrokerId>,
+    pub alive: SmallSet<BrokerId>,
     /// Partition states.
     /// Shared with the request that brought each (one allocation per state, however many
     /// brokers hold it).
@@ -689,7 +690,7 @@ impl Broker {
     /// image this way (`BrokerMetadataPublisher`).
     pub fn load_metadata(
         &mut self,
-        alive: BTreeSet<BrokerId>,
+        alive: SmallSet<BrokerId>,
         partitions: BTreeMap<TopicPartition, PartitionStateInfo>,
     ) {
         self.partitions_stamp.0 += 1;

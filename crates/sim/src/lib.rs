@@ -40,6 +40,7 @@ pub mod rng;
 pub mod scenario;
 pub mod sched;
 pub mod share;
+pub mod small_map;
 pub mod sorted;
 pub mod timeline;
 pub mod tools;

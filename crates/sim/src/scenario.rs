@@ -5,6 +5,7 @@ use crate::command::{Command, CommandError};
 use crate::ids::{BrokerId, NodeId, TopicPartition};
 pub use crate::mode::Mode;
 use crate::network::Latency;
+use crate::small_map::{SmallMap, SmallSet};
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -195,7 +196,7 @@ pub struct ZkEnsemble {
     /// `syncLimit`, ticks.
     pub sync_limit: u64,
     /// Each broker's connection string.
-    pub connect: BTreeMap<BrokerId, Vec<NodeId>>,
+    pub connect: SmallMap<BrokerId, Vec<NodeId>>,
 }
 
 impl ZkEnsemble {
@@ -562,7 +563,7 @@ impl Scenario {
             }
         }
         let zk = self.ensemble(&brokers)?;
-        let mut ids = BTreeSet::new();
+        let mut ids = SmallSet::new();
         for (i, cs) in self.consumers.iter().enumerate() {
             if cs.group.is_empty() {
                 return err(format!("consumers[{i}].group is empty"));
@@ -662,7 +663,7 @@ impl Scenario {
         }
         let servers: Vec<NodeId> =
             if spec.servers == 1 { alloc::vec![NodeId::ZK] } else { (1..=spec.servers).map(NodeId::Zk).collect() };
-        let mut connect = BTreeMap::new();
+        let mut connect = SmallMap::new();
         for (key, list) in &spec.connect {
             let b: BrokerId = key
                 .parse()
@@ -683,7 +684,7 @@ impl Scenario {
         // default list starts each broker at a different server so the clients spread out.
         let n = servers.len();
         for &b in brokers {
-            connect.entry(b).or_insert_with(|| {
+            connect.or_insert_with(b, || {
                 let start = (b - 1).rem_euclid(n as BrokerId) as usize;
                 (0..n).map(|i| servers[(start + i) % n]).collect()
             });
@@ -692,7 +693,7 @@ impl Scenario {
     }
 }
 
-fn node_list(servers: &[NodeId], brokers: &[BrokerId], clients: &BTreeSet<u32>) -> String {
+fn node_list(servers: &[NodeId], brokers: &[BrokerId], clients: &SmallSet<u32>) -> String {
     let mut v: Vec<String> = servers.iter().map(|s| s.to_string()).collect();
     v.extend(brokers.iter().map(|b| format!("b{b}")));
     v.extend(clients.iter().map(|c| format!("c{c}")));

@@ -13,6 +13,7 @@ use crate::controller::replica_state::ReplicaState;
 use crate::event::EventKind;
 use crate::ids::{fmt_ids, BrokerId, TopicPartition, NO_LEADER};
 use crate::mark::Mark;
+use crate::small_map::SmallMap;
 use crate::zookeeper::{LeaderIsr, ZData, ZkOp, ZkResult};
 use alloc::format;
 use alloc::string::String;
@@ -179,13 +180,13 @@ impl Controller {
         let mut steps = alloc::vec![election::Step::TriggerOnline.into()];
         // 1.1.0+ (batched_isr_removal): one batch per dead replica, see batch_isr.rs.
         let batched = io.cfg.behaviour().batched_isr_removal;
-        let mut batches: alloc::collections::BTreeMap<BrokerId, Vec<TopicPartition>> = Default::default();
+        let mut batches: SmallMap<BrokerId, Vec<TopicPartition>> = Default::default();
         for (tp, replicas) in self.ctx.assignment.iter() {
             for r in replicas.iter().filter(|r| dead.contains(r)) {
                 if !self.ctx.leadership.contains_key(tp) {
                     self.replica_states.insert((tp.clone(), *r), ReplicaState::OfflineReplica);
                 } else if batched {
-                    batches.entry(*r).or_default().push(tp.clone());
+                    batches.or_default(*r).push(tp.clone());
                 } else {
                     steps.push(Step::RemoveIsrRead(tp.clone(), *r).into());
                 }

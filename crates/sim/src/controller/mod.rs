@@ -52,9 +52,10 @@ use crate::event::EventKind;
 use crate::ids::{fmt_ids, BrokerId, TopicPartition};
 use crate::mark::Mark;
 use crate::scenario::Config;
+use crate::small_map::{SmallMap, SmallSet};
 use crate::zk_client::{Purpose, ZkClient};
 use crate::zookeeper::{LeaderIsr, MultiOp, Stat, ZData, ZkOp, ZkResult};
-use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
+use alloc::collections::{BTreeMap, VecDeque};
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -123,7 +124,7 @@ pub struct ControllerContext {
     /// `epochZkVersion`.
     pub epoch_zk_version: i32,
     /// `liveBrokers`.
-    pub live_brokers: BTreeSet<BrokerId>,
+    pub live_brokers: SmallSet<BrokerId>,
     /// `partitionReplicaAssignment`, shared: failover replaces it whole and nothing else writes
     /// it, so a copy of the controller (or of a step that walks it) copies a pointer.
     pub assignment: Rc<BTreeMap<TopicPartition, Vec<BrokerId>>>,
@@ -379,7 +380,7 @@ pub struct Controller {
     /// Controller-only ZooKeeper listeners are registered (BrokerChange, IsrChangeNotification).
     pub listeners: bool,
     /// Requests held for a broker whose link is cut (re-sent on heal).
-    pub held: BTreeMap<BrokerId, Vec<crate::message::Payload>>,
+    pub held: SmallMap<BrokerId, Vec<crate::message::Payload>>,
     batch: Batch,
     sent: requests::Sent,
 }
@@ -394,7 +395,7 @@ impl Default for Controller {
             partition_states: BTreeMap::new(),
             replica_states: BTreeMap::new(),
             listeners: false,
-            held: BTreeMap::new(),
+            held: SmallMap::new(),
             batch: Batch::default(),
             sent: requests::Sent::default(),
         }
@@ -409,7 +410,7 @@ impl Controller {
 
     /// Hold a dropped controller request for re-sending.
     pub fn hold(&mut self, to: BrokerId, payload: crate::message::Payload) {
-        self.held.entry(to).or_default().push(payload);
+        self.held.or_default(to).push(payload);
     }
 
     /// A ZooKeeper listener fired: enqueue (never process inline).
@@ -754,8 +755,8 @@ fn parse_state(result: &ZkResult) -> Option<(LeaderIsr, i32)> {
 }
 
 /// `getAllBrokersInCluster`: ids whose registration could be read (others silently dropped).
-fn readable_brokers(paths: &[String], result: &ZkResult) -> BTreeSet<BrokerId> {
-    let mut live = BTreeSet::new();
+fn readable_brokers(paths: &[String], result: &ZkResult) -> SmallSet<BrokerId> {
+    let mut live = SmallSet::new();
     if let ZkResult::DataMany { items } = result {
         for (_, item) in paths.iter().zip(items) {
             if let Some((ZData::Broker { id }, _)) = item {

@@ -4,6 +4,7 @@ use super::{Controller, ControllerIo};
 use crate::derived::Derived;
 use crate::ids::{BrokerId, NodeId, TopicPartition};
 use crate::message::{PartitionStateInfo, Payload};
+use crate::small_map::SmallMap;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::rc::Rc;
 use alloc::vec::Vec;
@@ -12,7 +13,7 @@ use alloc::vec::Vec;
 #[derive(Clone, PartialEq, Eq, Debug, Default, Hash)]
 pub(super) struct Batch {
     /// `leaderAndIsrRequestMap`: per broker, the partitions it is told about.
-    pub(super) lai: BTreeMap<BrokerId, BTreeMap<TopicPartition, Rc<PartitionStateInfo>>>,
+    pub(super) lai: SmallMap<BrokerId, BTreeMap<TopicPartition, Rc<PartitionStateInfo>>>,
     /// `updateMetadataRequestPartitionInfoMap`: partitions every live broker is told about.
     pub(super) um: BTreeSet<TopicPartition>,
 }
@@ -39,7 +40,7 @@ impl Controller {
     pub(super) fn add_lai(&mut self, brokers: &[BrokerId], tp: &TopicPartition) {
         if let Some(info) = self.info(tp) {
             for b in brokers {
-                self.batch.lai.entry(*b).or_default().insert(tp.clone(), info.clone());
+                self.batch.lai.or_default(*b).insert(tp.clone(), info.clone());
             }
             self.batch.um.insert(tp.clone());
         }

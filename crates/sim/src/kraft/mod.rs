@@ -35,8 +35,8 @@ use crate::ids::{BrokerId, NodeId, NO_LEADER};
 use crate::mark::Mark;
 use crate::message::Payload;
 use crate::scenario::Config;
+use crate::small_map::{SmallMap, SmallSet};
 use crate::sorted::CollectOrdered;
-use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::vec::Vec;
@@ -98,11 +98,11 @@ pub struct Voter {
     pub commit: usize,
     /// The image of the committed log.
     pub image: Image,
-    votes: BTreeSet<u32>,
-    matched: BTreeMap<u32, usize>,
+    votes: SmallSet<u32>,
+    matched: SmallMap<u32, usize>,
     /// (log length, high watermark) last sent to each follower: nothing is re-sent until one grows.
-    sent: BTreeMap<u32, (usize, usize)>,
-    sent_to_broker: BTreeMap<BrokerId, usize>,
+    sent: SmallMap<u32, (usize, usize)>,
+    sent_to_broker: SmallMap<BrokerId, usize>,
     /// Bumped to invalidate pending election timers.
     pub timer_gen: u64,
     timer_armed: bool,
@@ -116,10 +116,10 @@ fn voter_node(v: u32) -> NodeId {
 #[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub struct Kraft {
     /// Voters by id.
-    pub voters: BTreeMap<u32, Voter>,
+    pub voters: SmallMap<u32, Voter>,
     /// Leader of each epoch ever elected (the "one leader per epoch" property).
-    pub epoch_leaders: BTreeMap<u32, BTreeSet<u32>>,
-    fence_armed: BTreeSet<BrokerId>,
+    pub epoch_leaders: SmallMap<u32, SmallSet<u32>>,
+    fence_armed: SmallSet<BrokerId>,
     quorum_check_armed: bool,
 }
 
@@ -129,11 +129,11 @@ pub struct Kraft {
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct Reach {
     /// Voter → voter directions that are up.
-    voter_links: BTreeSet<(u32, u32)>,
+    voter_links: SmallSet<(u32, u32)>,
     /// Every broker, and whether its process runs.
-    brokers: BTreeMap<BrokerId, bool>,
+    brokers: SmallMap<BrokerId, bool>,
     /// (broker, voter) pairs linked both ways.
-    broker_links: BTreeSet<(BrokerId, u32)>,
+    broker_links: SmallSet<(BrokerId, u32)>,
 }
 
 impl Reach {
@@ -141,7 +141,7 @@ impl Reach {
     /// whether the direction `from → to` is up.
     pub fn new(
         voters: impl IntoIterator<Item = u32> + Clone,
-        brokers: &BTreeMap<BrokerId, bool>,
+        brokers: &SmallMap<BrokerId, bool>,
         up: impl Fn(NodeId, NodeId) -> bool,
     ) -> Reach {
         let mut r = Reach { brokers: brokers.clone(), ..Reach::default() };
@@ -220,7 +220,7 @@ impl Kraft {
                         log: log.clone(),
                         commit: n,
                         image: image.clone(),
-                        votes: BTreeSet::new(),
+                        votes: SmallSet::new(),
                         matched: (1..=VOTERS).map(|v| (v, n)).collect_ordered(),
                         sent: (1..=VOTERS).map(|v| (v, (n, n))).collect_ordered(),
                         sent_to_broker: cfg.brokers.iter().map(|b| (*b, n)).collect_ordered(),
@@ -230,9 +230,9 @@ impl Kraft {
                 )
             })
             .collect_ordered();
-        let mut epoch_leaders = BTreeMap::new();
+        let mut epoch_leaders = SmallMap::new();
         epoch_leaders.insert(1, [1u32].into_iter().collect_ordered());
-        Kraft { voters, epoch_leaders, fence_armed: BTreeSet::new(), quorum_check_armed: false }
+        Kraft { voters, epoch_leaders, fence_armed: SmallSet::new(), quorum_check_armed: false }
     }
 
     /// The active controller: a leader whose own-epoch record is committed.
@@ -293,7 +293,7 @@ impl Kraft {
         }
         // A leader re-sends what a follower it can reach again has not acknowledged.
         for l in leaders.iter().copied() {
-            let to: BTreeSet<u32> = (1..=VOTERS).filter(|o| reach.sends(l, *o)).collect_ordered();
+            let to: SmallSet<u32> = (1..=VOTERS).filter(|o| reach.sends(l, *o)).collect_ordered();
             let mut out = Outbox::default();
             self.replicate_to(l, &to, &mut out);
             outs.push((l, out));
@@ -400,7 +400,7 @@ impl Kraft {
         }
         let img = v.image.clone();
         let mut recs = alloc::vec![Record::FenceBroker { broker }];
-        let live: BTreeSet<BrokerId> = img.live().into_iter().filter(|b| *b != broker).collect_ordered();
+        let live: SmallSet<BrokerId> = img.live().into_iter().filter(|b| *b != broker).collect_ordered();
         for (tp, p) in img.partitions.iter() {
             if !p.isr.contains(&broker) && p.leader != broker {
                 continue;
@@ -465,13 +465,13 @@ impl Kraft {
     }
 
     fn replicate(&mut self, id: u32, out: &mut Outbox) {
-        let all: BTreeSet<u32> = (1..=VOTERS).collect_ordered();
+        let all: SmallSet<u32> = (1..=VOTERS).collect_ordered();
         self.replicate_to(id, &all, out);
     }
 
     /// Sends each follower in `to` what it has not been sent yet (log entries or a new high
     /// watermark); nothing when it is up to date.
-    fn replicate_to(&mut self, id: u32, to: &BTreeSet<u32>, out: &mut Outbox) {
+    fn replicate_to(&mut self, id: u32, to: &SmallSet<u32>, out: &mut Outbox) {
         let v = self.voters.get_mut(&id).expect("voter");
         for o in 1..=VOTERS {
             if o == id || !to.contains(&o) || v.sent.get(&o) == Some(&(v.log.len(), v.commit)) {
@@ -517,7 +517,7 @@ impl Kraft {
     /// Records sent to a broker were lost on a cut: send them again when it is reachable.
     pub fn metadata_lost(&mut self, voter: u32, b: BrokerId, from: usize) {
         if let Some(v) = self.voters.get_mut(&voter) {
-            let s = v.sent_to_broker.entry(b).or_insert(0);
+            let s = v.sent_to_broker.or_insert_with(b, || 0);
             *s = (*s).min(from);
         }
     }
@@ -585,7 +585,7 @@ impl Kraft {
                     v.sent.clear();
                     v.sent_to_broker.clear();
                     let epoch = v.epoch;
-                    self.epoch_leaders.entry(epoch).or_default().insert(id);
+                    self.epoch_leaders.or_default(epoch).insert(id);
                     out.log(EventKind::ControllerElected, || {
                         format!(
                             "[RaftManager nodeId=q{id}] Elected leader of epoch {epoch} with votes from {:?}",

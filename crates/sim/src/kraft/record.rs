@@ -2,8 +2,9 @@
 //! (`MetadataImage`): what the quorum replicates and what brokers learn. Only ids and serde: the
 //! message layer carries these without depending on the quorum.
 use crate::ids::{fmt_ids, BrokerId, TopicPartition};
+use crate::small_map::SmallSet;
 use crate::sorted::CollectOrdered;
-use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -114,9 +115,9 @@ pub struct Part {
 #[derive(Clone, PartialEq, Eq, Debug, Default, Hash)]
 pub struct Image {
     /// Registered brokers.
-    pub registered: BTreeSet<BrokerId>,
+    pub registered: SmallSet<BrokerId>,
     /// Fenced brokers.
-    pub fenced: BTreeSet<BrokerId>,
+    pub fenced: SmallSet<BrokerId>,
     /// Partitions.
     pub partitions: Rc<BTreeMap<TopicPartition, Rc<Part>>>,
 }
@@ -149,7 +150,7 @@ impl Image {
     }
 
     /// Unfenced registered brokers.
-    pub fn live(&self) -> BTreeSet<BrokerId> {
+    pub fn live(&self) -> SmallSet<BrokerId> {
         self.registered.difference(&self.fenced).copied().collect_ordered()
     }
 }

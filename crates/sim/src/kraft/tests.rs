@@ -8,7 +8,7 @@ use super::*;
 use crate::effects::Effect;
 use crate::ids::TopicPartition;
 use crate::scenario::Scenario;
-use alloc::collections::VecDeque;
+use alloc::collections::{BTreeSet, VecDeque};
 use alloc::string::String;
 use alloc::vec;
 
@@ -30,7 +30,7 @@ fn q(v: u32) -> NodeId {
 struct Quorum {
     k: Kraft,
     /// Brokers and whether their processes run.
-    brokers: BTreeMap<BrokerId, bool>,
+    brokers: SmallMap<BrokerId, bool>,
     /// Directions that are cut.
     cut: BTreeSet<(NodeId, NodeId)>,
     /// (from, to, payload), oldest first.

@@ -4,22 +4,22 @@
 //! KRaft run never builds a ZooKeeper it would throw away.
 use crate::ids::{BrokerId, NodeId};
 use crate::kraft::{Image, Kraft};
+use crate::small_map::SmallMap;
 use crate::zookeeper::Role;
 use crate::zookeeper::{DataTree, ZkServerNode};
-use alloc::collections::BTreeMap;
 use alloc::rc::Rc;
 
 /// The control plane of a run.
 #[derive(Clone, Debug, Hash)]
 pub enum ControlPlane {
     /// The ZooKeeper servers, by name.
-    ZooKeeper(Rc<BTreeMap<NodeId, ZkServerNode>>),
+    ZooKeeper(Rc<SmallMap<NodeId, ZkServerNode>>),
     /// A KRaft quorum, and the metadata image each broker has folded so far.
     Kraft {
         /// The voters.
         quorum: Rc<Kraft>,
         /// Each broker's metadata image (`BrokerMetadataListener`'s).
-        images: BTreeMap<BrokerId, Image>,
+        images: SmallMap<BrokerId, Image>,
     },
 }
 
@@ -33,7 +33,7 @@ impl ControlPlane {
     }
 
     /// The ZooKeeper servers.
-    pub fn zk_servers(&self) -> Option<&BTreeMap<NodeId, ZkServerNode>> {
+    pub fn zk_servers(&self) -> Option<&SmallMap<NodeId, ZkServerNode>> {
         match self {
             ControlPlane::ZooKeeper(z) => Some(z),
             ControlPlane::Kraft { .. } => None,
@@ -70,7 +70,7 @@ impl ControlPlane {
     }
 
     /// The brokers' metadata images (KRaft only).
-    pub(crate) fn images_mut(&mut self) -> Option<&mut BTreeMap<BrokerId, Image>> {
+    pub(crate) fn images_mut(&mut self) -> Option<&mut SmallMap<BrokerId, Image>> {
         match self {
             ControlPlane::Kraft { images, .. } => Some(images),
             ControlPlane::ZooKeeper(_) => None,

@@ -54,6 +54,7 @@ use crate::event::EventKind;
 use crate::ids::NodeId;
 use crate::mark::Mark;
 use crate::message::{ConnectResult, Payload};
+use crate::small_map::SmallMap;
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -639,7 +640,7 @@ impl ZkServerNode {
 /// client is heard now by the leader itself or by a synced follower of its epoch whose link to it
 /// works both ways, with that server.
 pub fn relayed_touches(
-    servers: &BTreeMap<NodeId, ZkServerNode>,
+    servers: &SmallMap<NodeId, ZkServerNode>,
     links: &dyn ClientLinks,
 ) -> Vec<(NodeId, BTreeMap<SessionId, NodeId>)> {
     let mut all = Vec::new();

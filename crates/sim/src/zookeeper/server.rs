@@ -41,6 +41,7 @@ use crate::event::EventKind;
 use crate::ids::{NodeId, TopicPartition};
 use crate::mark::Mark;
 use crate::message::{ConnectResult, Payload};
+use crate::small_map::SmallMap;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::rc::Rc;
@@ -97,22 +98,22 @@ pub struct ZkServerNode {
     pub(super) relay: BTreeMap<SessionId, Option<NodeId>>,
     /// Peers whose link to this server stalled, and since when (a follower's entry for its
     /// leader is its `relay_stalled_since`); cleared when the link heals.
-    pub(super) stalled: BTreeMap<NodeId, u64>,
+    pub(super) stalled: SmallMap<NodeId, u64>,
     /// A follower's commits that arrived ahead of an earlier one, by zxid.
     pub(super) pending: BTreeMap<u64, (Txn, Option<Origin>)>,
     /// Clients connected to this server, with their session.
-    pub(super) clients: BTreeMap<NodeId, SessionId>,
+    pub(super) clients: SmallMap<NodeId, SessionId>,
     /// Notifications that could not reach their session's client, by session, in order.
     held: BTreeMap<SessionId, Vec<WatchEvent>>,
     /// Leader: followers synced with it (their connection is open), with when they joined;
     /// follower: its leader.
-    pub(super) heard: BTreeMap<NodeId, u64>,
+    pub(super) heard: SmallMap<NodeId, u64>,
     /// When the current role began.
     pub(super) since: u64,
     /// A follower has its leader's tree (SNAP received).
     pub(super) synced: bool,
     /// Looking: the latest vote or state heard from each peer this round.
-    pub(super) votes: BTreeMap<NodeId, (u64, NodeId, Role, u64)>,
+    pub(super) votes: SmallMap<NodeId, (u64, NodeId, Role, u64)>,
     /// Looking: the current notification timeout (`FastLeaderElection` `notTimeout`).
     pub(super) not_timeout: u64,
     /// Looking: election round, so stale election timers do nothing.
@@ -164,14 +165,14 @@ impl ZkServerNode {
             tracker: SessionTracker::new(tick_ms),
             buckets: BTreeSet::new(),
             relay: BTreeMap::new(),
-            stalled: BTreeMap::new(),
+            stalled: SmallMap::new(),
             pending: BTreeMap::new(),
-            clients: BTreeMap::new(),
+            clients: SmallMap::new(),
             held: BTreeMap::new(),
-            heard: BTreeMap::new(),
+            heard: SmallMap::new(),
             since: now,
             synced: true,
-            votes: BTreeMap::new(),
+            votes: SmallMap::new(),
             not_timeout: super::quorum::FINALIZE_WAIT_MS,
             round: 0,
             tree,
@@ -218,7 +219,7 @@ impl ZkServerNode {
     }
 
     /// The clients connected to it.
-    pub fn clients(&self) -> &BTreeMap<NodeId, SessionId> {
+    pub fn clients(&self) -> &SmallMap<NodeId, SessionId> {
         &self.clients
     }
 
@@ -643,8 +644,8 @@ mod tests {
     //! The server driven message by message, as a world would drive it (like quinn-proto's test
     //! `Pair`): each call is one input, and the test reads the effects it produced.
     use super::*;
+    use crate::small_map::{SmallMap, SmallSet};
     use crate::zookeeper::{LeaderIsr, WatchEventType, ZkError};
-    use alloc::collections::BTreeSet;
     use alloc::vec;
 
     const TIMEOUT: u64 = 6000;
@@ -655,8 +656,8 @@ mod tests {
     /// client's live connection carries.
     #[derive(Default)]
     struct Links {
-        cut: BTreeSet<NodeId>,
-        on: BTreeMap<NodeId, SessionId>,
+        cut: SmallSet<NodeId>,
+        on: SmallMap<NodeId, SessionId>,
     }
 
     impl ClientLinks for Links {
@@ -692,7 +693,7 @@ mod tests {
 
         /// What the world does after every step: the implicit ping relay.
         fn relay(&mut self, out: &mut Outbox) {
-            let mut servers = BTreeMap::new();
+            let mut servers = SmallMap::new();
             servers.insert(self.zk.id(), self.zk.clone());
             for (_, touched) in crate::zookeeper::relayed_touches(&servers, &self.links) {
                 self.zk.on_touches(&touched, self.now, out);
