@@ -4,7 +4,6 @@
 //! before it arrives, it is dropped — so a cut drops what the link carries.
 use crate::command::Direction;
 use crate::ids::NodeId;
-use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -145,7 +144,7 @@ fn key(a: NodeId, b: NodeId) -> (NodeId, NodeId) {
 impl Network {
     /// A full mesh for `nodes`, minus client–ZooKeeper and client–client (they never talk).
     pub fn new(nodes: &[NodeId], lat: &Latency) -> Self {
-        let mut by_key = BTreeMap::new();
+        let mut by_key = crate::small_map::SmallMap::new();
         for (i, &x) in nodes.iter().enumerate() {
             for &y in &nodes[i + 1..] {
                 let latency_ms = match (x, y) {
@@ -164,7 +163,7 @@ impl Network {
                 by_key.insert((a, b), Link { a, b, a_to_b: up, b_to_a: up, latency_ms });
             }
         }
-        let links: Vec<Link> = by_key.into_values().collect();
+        let links: Vec<Link> = by_key.into_iter().map(|(_, l)| l).collect();
         let mut nodes: Vec<u64> = links.iter().flat_map(|l| [slot_key(l.a), slot_key(l.b)]).collect();
         crate::sorted::sort(&mut nodes);
         nodes.dedup();

@@ -1,19 +1,23 @@
 //! Ordered maps and sets over a handful of keys: brokers (at most 9), ZooKeeper servers (at most
-//! 5), KRaft voters (3), consumer clients. A sorted `Vec`, searched by binary search.
+//! 5), KRaft voters (3), consumer clients, and the ZooKeeper sessions those clients hold (one or
+//! two live each; a server's out-of-order commits and session-expiry buckets are as few; the data
+//! tree keeps expired sessions listed, but session ids only grow, so a new one is appended). A
+//! sorted `Vec`, searched by binary search.
 //!
 //! They iterate, compare, hash and print as `BTreeMap`/`BTreeSet` do (key order; `{k: v}` and
 //! `{a, b}` in `Debug`; the length, then each entry, to a `Hasher`), so swapping one for the other
 //! changes no trace, state hash or explorer result. What they save is code: every `BTreeMap` key and
 //! value type instantiates the B-tree's insert, search, clone, drop, remove and rebalancing (about
 //! 4.7 KB of wasm per type; the page linked some 40 map and set types, 205 KB), where one of these
-//! is a few hundred bytes (issue 13, page weight). The maps and sets keyed by broker, node, voter
-//! or client moved here took the embed widget's wasm from 442.1 to 418.2 KB gzip, and the explorer
-//! 2.5% fewer instructions: an insert or remove moves the entries after it, which for nine keys is
-//! cheaper than a B-tree's node handling. Maps keyed by partition, path, session or zxid, which
-//! grow with the scenario or the run, stay `BTreeMap`s.
-use crate::sorted::FromUnsorted;
+//! is a few hundred bytes (issue 13, page weight). Moving the maps and sets keyed by broker, node,
+//! voter or client here took the embed widget's wasm from 442.1 to 418.2 KB gzip, and those keyed
+//! by session or zxid to 404.6 KB; the explorer runs 2.5% fewer instructions, since an insert or
+//! remove that moves the entries after it is cheaper for a few keys than a B-tree's node handling.
+//! Maps keyed by partition or path, which grow with the scenario (up to 500 partitions), stay
+//! `BTreeMap`s.
 use alloc::vec::Vec;
 use core::fmt;
+use crate::sorted::FromUnsorted;
 use core::hash::{Hash, Hasher};
 use serde::ser::{Serialize, Serializer};
 

@@ -56,7 +56,6 @@ use crate::mark::Mark;
 use crate::message::{ConnectResult, Payload};
 use crate::small_map::SmallMap;
 use alloc::boxed::Box;
-use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -492,7 +491,7 @@ impl ZkServerNode {
     /// leader now, each with the server that hears its client. Sessions that stop being touched
     /// are touched at their last relayed instant and get an expirer timer at their bucket;
     /// sessions touched again are touched now. Emits only timers.
-    pub fn on_touches(&mut self, touched: &BTreeMap<SessionId, NodeId>, now: u64, out: &mut Outbox) {
+    pub fn on_touches(&mut self, touched: &SmallMap<SessionId, NodeId>, now: u64, out: &mut Outbox) {
         if self.role != Role::Leading {
             return;
         }
@@ -543,7 +542,7 @@ impl ZkServerNode {
     }
 
     /// Whether [`ZkServerNode::on_touches`] would change anything (so the world can skip it).
-    pub fn touches_changed(&self, touched: &BTreeMap<SessionId, NodeId>) -> bool {
+    pub fn touches_changed(&self, touched: &SmallMap<SessionId, NodeId>) -> bool {
         self.role == Role::Leading
             && self.tracker.live().any(|s| match (touched.get(&s), self.relay.get(&s)) {
                 (Some(by), Some(Some(prev))) => by != prev,
@@ -642,10 +641,10 @@ impl ZkServerNode {
 pub fn relayed_touches(
     servers: &SmallMap<NodeId, ZkServerNode>,
     links: &dyn ClientLinks,
-) -> Vec<(NodeId, BTreeMap<SessionId, NodeId>)> {
+) -> Vec<(NodeId, SmallMap<SessionId, NodeId>)> {
     let mut all = Vec::new();
     for l in servers.values().filter(|z| z.role == Role::Leading) {
-        let mut touched = BTreeMap::new();
+        let mut touched = SmallMap::new();
         for f in servers.values() {
             let relays = f.id == l.id
                 || (f.role == Role::Following(l.id)

@@ -41,8 +41,7 @@ use crate::event::EventKind;
 use crate::ids::{NodeId, TopicPartition};
 use crate::mark::Mark;
 use crate::message::{ConnectResult, Payload};
-use crate::small_map::SmallMap;
-use alloc::collections::{BTreeMap, BTreeSet};
+use crate::small_map::{SmallMap, SmallSet};
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -92,19 +91,19 @@ pub struct ZkServerNode {
     /// The leader's session tracker (empty unless leading).
     pub(super) tracker: SessionTracker,
     /// Bucket times the expirer has a timer for.
-    pub(super) buckets: BTreeSet<u64>,
+    pub(super) buckets: SmallSet<u64>,
     /// Leader: each tracked session's implicit relay — `Some(server)` while its client is heard
     /// by `server` and that reaches the leader, `None` once it stopped (an expirer timer is armed).
-    pub(super) relay: BTreeMap<SessionId, Option<NodeId>>,
+    pub(super) relay: SmallMap<SessionId, Option<NodeId>>,
     /// Peers whose link to this server stalled, and since when (a follower's entry for its
     /// leader is its `relay_stalled_since`); cleared when the link heals.
     pub(super) stalled: SmallMap<NodeId, u64>,
     /// A follower's commits that arrived ahead of an earlier one, by zxid.
-    pub(super) pending: BTreeMap<u64, (Txn, Option<Origin>)>,
+    pub(super) pending: SmallMap<u64, (Txn, Option<Origin>)>,
     /// Clients connected to this server, with their session.
     pub(super) clients: SmallMap<NodeId, SessionId>,
     /// Notifications that could not reach their session's client, by session, in order.
-    held: BTreeMap<SessionId, Vec<WatchEvent>>,
+    held: SmallMap<SessionId, Vec<WatchEvent>>,
     /// Leader: followers synced with it (their connection is open), with when they joined;
     /// follower: its leader.
     pub(super) heard: SmallMap<NodeId, u64>,
@@ -163,12 +162,12 @@ impl ZkServerNode {
             epoch: 1,
             zxid: 0,
             tracker: SessionTracker::new(tick_ms),
-            buckets: BTreeSet::new(),
-            relay: BTreeMap::new(),
+            buckets: SmallSet::new(),
+            relay: SmallMap::new(),
             stalled: SmallMap::new(),
-            pending: BTreeMap::new(),
+            pending: SmallMap::new(),
             clients: SmallMap::new(),
-            held: BTreeMap::new(),
+            held: SmallMap::new(),
             heard: SmallMap::new(),
             since: now,
             synced: true,
@@ -580,7 +579,7 @@ impl ZkServerNode {
         if !self.tree.is_live(event.session) {
             return;
         }
-        self.held.entry(event.session).or_default().push(event.clone());
+        self.held.or_default(event.session).push(event.clone());
         out.log(EventKind::Info, || {
             format!("{} holds the notification for session 0x{:x} until it reconnects", self.id, event.session)
         });
@@ -621,7 +620,7 @@ impl ZkServerNode {
             if links.reachable(self.id, owner) && self.clients.get(&owner) == Some(&event.session) {
                 out.send(owner, Payload::ZkWatch { event });
             } else {
-                self.held.entry(event.session).or_default().push(event);
+                self.held.or_default(event.session).push(event);
             }
         }
     }

@@ -13,7 +13,7 @@
 //!
 //! The tracker only holds times; the server owns the timers (one per bucket that holds a session).
 use super::SessionId;
-use alloc::collections::{BTreeMap, BTreeSet};
+use crate::small_map::{SmallMap, SmallSet};
 use alloc::vec::Vec;
 
 /// The session tracker of a leading (or standalone) server.
@@ -21,14 +21,14 @@ use alloc::vec::Vec;
 pub struct SessionTracker {
     tick_ms: u64,
     /// Session → (timeout, the bucket it expires in).
-    sessions: BTreeMap<SessionId, (u64, u64)>,
-    closing: BTreeSet<SessionId>,
+    sessions: SmallMap<SessionId, (u64, u64)>,
+    closing: SmallSet<SessionId>,
 }
 
 impl SessionTracker {
     /// An empty tracker with `tickTime` = `tick_ms`.
     pub fn new(tick_ms: u64) -> Self {
-        SessionTracker { tick_ms: tick_ms.max(1), sessions: BTreeMap::new(), closing: BTreeSet::new() }
+        SessionTracker { tick_ms: tick_ms.max(1), sessions: SmallMap::new(), closing: SmallSet::new() }
     }
 
     /// `roundToInterval`: the first bucket boundary strictly after `t`.
@@ -39,7 +39,7 @@ impl SessionTracker {
     /// `addSession` (then `touchSession`): tracks a session touched at `now`; returns its bucket.
     pub fn add(&mut self, id: SessionId, timeout_ms: u64, now: u64) -> u64 {
         let at = self.round_to_interval(now + timeout_ms);
-        let e = self.sessions.entry(id).or_insert((timeout_ms, at));
+        let e = self.sessions.or_insert_with(id, || (timeout_ms, at));
         e.1 = e.1.max(at);
         e.1
     }
