@@ -5,10 +5,10 @@ use crate::broker::Broker;
 use crate::consumer::{Consumer, ConsumerStatus};
 use crate::controller::{leader_isr_json, Cached};
 use crate::ids::{fmt_ids, BrokerId, TopicPartition, NO_LEADER};
-use crate::small_map::{SmallMap, SmallSet};
 use crate::sorted::CollectOrdered;
+use crate::vec_map::{VecMap, VecSet};
 use crate::zookeeper::{DataTree, LeaderIsr, ZData};
-use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -162,7 +162,7 @@ impl StatePaths {
 }
 
 /// The brokers registered under `/brokers/ids`.
-fn registered(zk: &DataTree) -> SmallSet<BrokerId> {
+fn registered(zk: &DataTree) -> VecSet<BrokerId> {
     zk.child_names("/brokers/ids").filter_map(|s| s.parse().ok()).collect_ordered()
 }
 
@@ -209,7 +209,7 @@ struct LeaderlessEntry {
 struct Leaderless {
     entries: BTreeMap<ByStatePath, LeaderlessEntry>,
     /// The registered brokers the alerts were made with.
-    registered: SmallSet<BrokerId>,
+    registered: VecSet<BrokerId>,
     /// The tree may have changed `/brokers/ids` since `registered` was read.
     registered_stale: bool,
     /// The tree's `brokers_version` the entries describe.
@@ -332,7 +332,7 @@ fn divergences<'a>(
         let leadership = &b.controller.ctx.leadership;
         let log = &b.controller.ctx.log;
         let fresh = |writing: Vec<TopicPartition>, paths: &mut StatePaths| {
-            let diffs: BTreeSet<TopicPartition> = leadership
+            let diffs: VecSet<TopicPartition> = leadership
                 .iter()
                 .filter(|(tp, c)| writing.binary_search(tp).is_err() && differs(zk, tp, c, paths))
                 .map(|(tp, _)| tp.clone())
@@ -523,8 +523,8 @@ impl Incremental {
         &mut self,
         tree: (crate::ids::NodeId, u64),
         zk: &DataTree,
-        brokers: &SmallMap<BrokerId, Rc<Broker>>,
-        consumers: &SmallMap<u32, Rc<Consumer>>,
+        brokers: &VecMap<BrokerId, Rc<Broker>>,
+        consumers: &VecMap<u32, Rc<Consumer>>,
         touched: Option<&Touched>,
         render: bool,
     ) -> Option<Vec<Alert>> {
@@ -622,12 +622,12 @@ pub(crate) struct Divergence {
     /// The partitions being written then, sorted.
     writing: Vec<TopicPartition>,
     /// The cached partitions (not being written) whose state znode differs from the cache.
-    diffs: BTreeSet<TopicPartition>,
+    diffs: VecSet<TopicPartition>,
     alert: Option<Alert>,
 }
 
 /// The last findings by controller; see [`Divergence`].
-pub(crate) type DivergenceMemo = SmallMap<BrokerId, Rc<Divergence>>;
+pub(crate) type DivergenceMemo = VecMap<BrokerId, Rc<Divergence>>;
 
 /// The partition's state znode differs from the cached leadership (leader, ISR or leader epoch).
 fn differs(zk: &DataTree, tp: &TopicPartition, c: &Cached, paths: &mut StatePaths) -> bool {
@@ -642,7 +642,7 @@ fn cache_divergence(
     zk: &DataTree,
     id: BrokerId,
     leadership: &crate::controller::Leadership,
-    diffs: &BTreeSet<TopicPartition>,
+    diffs: &VecSet<TopicPartition>,
     render: bool,
 ) -> Option<Alert> {
     if diffs.is_empty() {
@@ -714,7 +714,7 @@ fn leaderless(
     tp: impl FnOnce() -> TopicPartition,
     leader: BrokerId,
     isr: &[BrokerId],
-    live: &SmallSet<BrokerId>,
+    live: &VecSet<BrokerId>,
     live_word: &str,
     render: bool,
 ) -> Option<Alert> {

@@ -15,11 +15,11 @@ use crate::event::EventKind;
 use crate::ids::{fmt_ids, BrokerId, NodeId, TopicPartition, NO_LEADER};
 use crate::message::{ClientError, ConnectResult, PartitionStateInfo, Payload};
 use crate::scenario::{Config, OFFSETS_TOPIC};
-use crate::small_map::SmallSet;
 use crate::sorted::CollectOrdered;
+use crate::vec_map::{VecMap, VecSet};
 use crate::zk_client::{ConnState, Purpose, ZkClient};
 use crate::zookeeper::{LeaderIsr, SessionId, WatchEvent, WatchEventType, ZData, ZkError, ZkOp, ZkResult};
-use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::collections::BTreeSet;
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -92,11 +92,11 @@ impl LocalPartition {
 #[derive(Clone, PartialEq, Eq, Debug, Default, Hash)]
 pub struct MetadataCache {
     /// Alive brokers, as the last UpdateMetadata said.
-    pub alive: SmallSet<BrokerId>,
+    pub alive: VecSet<BrokerId>,
     /// Partition states.
     /// Shared with the request that brought each (one allocation per state, however many
     /// brokers hold it).
-    pub partitions: BTreeMap<TopicPartition, Rc<PartitionStateInfo>>,
+    pub partitions: VecMap<TopicPartition, Rc<PartitionStateInfo>>,
 }
 
 /// How many refused ISR writes in a row (one per isr-expiration run, 5 s apart) the model shows
@@ -130,7 +130,7 @@ pub struct Broker {
     /// Local replicas (every write moves `partitions_stamp`). Shared copy-on-write: a world
     /// cloned for a schedule copies them only when the broker's replicas are written, not at the
     /// broker's first write of anything (see [`Broker::partitions_mut`]).
-    pub partitions: Rc<BTreeMap<TopicPartition, LocalPartition>>,
+    pub partitions: Rc<VecMap<TopicPartition, LocalPartition>>,
     /// Moves at every write of `partitions` (see [`Stamp`]).
     pub(crate) partitions_stamp: Stamp,
     /// Metadata cache.
@@ -145,7 +145,7 @@ pub struct Broker {
     /// runs at `started_ms + k * 2500`.
     pub started_ms: u64,
     /// `isrChangeSet`: partitions whose ISR this leader changed, not yet propagated.
-    pub isr_change_set: BTreeSet<TopicPartition>,
+    pub isr_change_set: VecSet<TopicPartition>,
     /// `lastIsrChangeMs`.
     pub last_isr_change_ms: u64,
     /// `lastIsrPropagationMs`: `None` for a broker of the initial steady state, running long before.
@@ -179,7 +179,7 @@ impl Broker {
             isr_check_pending: false,
             now_ms: 0,
             started_ms: 0,
-            isr_change_set: BTreeSet::new(),
+            isr_change_set: VecSet::new(),
             last_isr_change_ms: 0,
             last_isr_propagation_ms: None,
             isr_propagation_pending: false,
@@ -614,7 +614,7 @@ impl Broker {
                     still_leader: was_leader,
                 });
                 self.partitions_stamp.0 += 1;
-                Rc::make_mut(&mut self.partitions).entry(p.tp.clone()).or_insert(LocalPartition {
+                Rc::make_mut(&mut self.partitions).or_insert_with(p.tp.clone(), || LocalPartition {
                     leader: NO_LEADER,
                     leader_epoch: -1,
                     isr: Vec::new(),
@@ -633,13 +633,13 @@ impl Broker {
     /// A LeaderAndIsr's state `p` becomes this broker's replica ([`LocalPartition::from_info`]),
     /// written over the entry it replaces in one map search.
     fn accept_state(&mut self, p: &PartitionStateInfo) {
-        use alloc::collections::btree_map::Entry;
         self.partitions_stamp.0 += 1;
         let me = self.id;
-        match Rc::make_mut(&mut self.partitions).entry(p.tp.clone()) {
-            Entry::Occupied(mut e) => e.get_mut().assign_info(p, me),
-            Entry::Vacant(e) => {
-                e.insert(LocalPartition::from_info(p, me));
+        let partitions = Rc::make_mut(&mut self.partitions);
+        match partitions.get_mut(&p.tp) {
+            Some(e) => e.assign_info(p, me),
+            None => {
+                partitions.insert(p.tp.clone(), LocalPartition::from_info(p, me));
             }
         }
     }
@@ -688,11 +688,7 @@ impl Broker {
     /// `partitions` says, and it coordinates the groups of the `__consumer_offsets` partitions it
     /// leads. The steady state at time 0 starts from this, and a KRaft broker publishes every
     /// image this way (`BrokerMetadataPublisher`).
-    pub fn load_metadata(
-        &mut self,
-        alive: SmallSet<BrokerId>,
-        partitions: BTreeMap<TopicPartition, PartitionStateInfo>,
-    ) {
+    pub fn load_metadata(&mut self, alive: VecSet<BrokerId>, partitions: VecMap<TopicPartition, PartitionStateInfo>) {
         self.partitions_stamp.0 += 1;
         Rc::make_mut(&mut self.partitions).clear();
         self.owned_offsets_partitions.clear();
@@ -1134,7 +1130,7 @@ mod tests {
             vec![state(0, 3), state(3, 3), state(3, 1), state(9, 2), state(8, 1)],
         ];
         let mut b = broker_at_epoch_8();
-        let mut expected: BTreeMap<TopicPartition, Rc<PartitionStateInfo>> = BTreeMap::new();
+        let mut expected: VecMap<TopicPartition, Rc<PartitionStateInfo>> = VecMap::new();
         for parts in requests {
             for p in &parts {
                 expected.insert(p.tp.clone(), p.clone());

@@ -144,7 +144,7 @@ fn key(a: NodeId, b: NodeId) -> (NodeId, NodeId) {
 impl Network {
     /// A full mesh for `nodes`, minus client–ZooKeeper and client–client (they never talk).
     pub fn new(nodes: &[NodeId], lat: &Latency) -> Self {
-        let mut by_key = crate::small_map::SmallMap::new();
+        let mut by_key = crate::vec_map::VecMap::new();
         for (i, &x) in nodes.iter().enumerate() {
             for &y in &nodes[i + 1..] {
                 let latency_ms = match (x, y) {

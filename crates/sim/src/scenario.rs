@@ -5,7 +5,7 @@ use crate::command::{Command, CommandError};
 use crate::ids::{BrokerId, NodeId, TopicPartition};
 pub use crate::mode::Mode;
 use crate::network::Latency;
-use crate::small_map::{SmallMap, SmallSet};
+use crate::vec_map::{VecMap, VecSet};
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -196,7 +196,7 @@ pub struct ZkEnsemble {
     /// `syncLimit`, ticks.
     pub sync_limit: u64,
     /// Each broker's connection string.
-    pub connect: SmallMap<BrokerId, Vec<NodeId>>,
+    pub connect: VecMap<BrokerId, Vec<NodeId>>,
 }
 
 impl ZkEnsemble {
@@ -325,11 +325,11 @@ pub struct Config {
     /// Latencies.
     pub latency: Latency,
     /// Assignment: partition → replicas.
-    pub assignment: BTreeMap<TopicPartition, Vec<BrokerId>>,
+    pub assignment: VecMap<TopicPartition, Vec<BrokerId>>,
     /// Topic names, sorted.
     pub topics: Vec<String>,
     /// Initial leader epoch and znode version per partition.
-    pub initial: BTreeMap<TopicPartition, (i32, i32)>,
+    pub initial: VecMap<TopicPartition, (i32, i32)>,
     /// `offsets.topic.num.partitions`.
     pub offsets_partitions: u32,
     /// Unclean election.
@@ -515,8 +515,8 @@ impl Scenario {
                 zk_version: 0,
             });
         }
-        let mut assignment = BTreeMap::new();
-        let mut initial = BTreeMap::new();
+        let mut assignment = VecMap::new();
+        let mut initial = VecMap::new();
         let mut names = BTreeSet::new();
         let mut total = 0u32;
         for (i, t) in topics.iter().enumerate() {
@@ -563,7 +563,7 @@ impl Scenario {
             }
         }
         let zk = self.ensemble(&brokers)?;
-        let mut ids = SmallSet::new();
+        let mut ids = VecSet::new();
         for (i, cs) in self.consumers.iter().enumerate() {
             if cs.group.is_empty() {
                 return err(format!("consumers[{i}].group is empty"));
@@ -663,7 +663,7 @@ impl Scenario {
         }
         let servers: Vec<NodeId> =
             if spec.servers == 1 { alloc::vec![NodeId::ZK] } else { (1..=spec.servers).map(NodeId::Zk).collect() };
-        let mut connect = SmallMap::new();
+        let mut connect = VecMap::new();
         for (key, list) in &spec.connect {
             let b: BrokerId = key
                 .parse()
@@ -693,7 +693,7 @@ impl Scenario {
     }
 }
 
-fn node_list(servers: &[NodeId], brokers: &[BrokerId], clients: &SmallSet<u32>) -> String {
+fn node_list(servers: &[NodeId], brokers: &[BrokerId], clients: &VecSet<u32>) -> String {
     let mut v: Vec<String> = servers.iter().map(|s| s.to_string()).collect();
     v.extend(brokers.iter().map(|b| format!("b{b}")));
     v.extend(clients.iter().map(|c| format!("c{c}")));

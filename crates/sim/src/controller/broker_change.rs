@@ -13,7 +13,7 @@ use crate::controller::replica_state::ReplicaState;
 use crate::event::EventKind;
 use crate::ids::{fmt_ids, BrokerId, TopicPartition, NO_LEADER};
 use crate::mark::Mark;
-use crate::small_map::SmallMap;
+use crate::vec_map::VecMap;
 use crate::zookeeper::{LeaderIsr, ZData, ZkOp, ZkResult};
 use alloc::format;
 use alloc::string::String;
@@ -180,7 +180,7 @@ impl Controller {
         let mut steps = alloc::vec![election::Step::TriggerOnline.into()];
         // 1.1.0+ (batched_isr_removal): one batch per dead replica, see batch_isr.rs.
         let batched = io.cfg.behaviour().batched_isr_removal;
-        let mut batches: SmallMap<BrokerId, Vec<TopicPartition>> = Default::default();
+        let mut batches: VecMap<BrokerId, Vec<TopicPartition>> = Default::default();
         for (tp, replicas) in self.ctx.assignment.iter() {
             for r in replicas.iter().filter(|r| dead.contains(r)) {
                 if !self.ctx.leadership.contains_key(tp) {

@@ -21,7 +21,7 @@ use crate::controller::partition_state::PartitionState;
 use crate::event::EventKind;
 use crate::ids::{fmt_ids, BrokerId, TopicPartition, NO_LEADER};
 use crate::mark::Mark;
-use crate::small_map::SmallSet;
+use crate::vec_map::VecSet;
 use crate::zookeeper::{LeaderIsr, ZData, ZkOp, ZkResult};
 use alloc::format;
 use alloc::string::String;
@@ -236,7 +236,7 @@ pub struct Elected {
 pub fn offline_leader(
     assignment: &[BrokerId],
     current: &LeaderIsr,
-    live: &SmallSet<BrokerId>,
+    live: &VecSet<BrokerId>,
     unclean_allowed: bool,
     controller_epoch: i32,
 ) -> Result<Elected, String> {
@@ -292,7 +292,7 @@ mod tests {
 
     #[test]
     fn offline_election_follows_assignment_order_within_live_isr() {
-        let live: SmallSet<BrokerId> = [1, 2].into_iter().collect();
+        let live: VecSet<BrokerId> = [1, 2].into_iter().collect();
         let e = offline_leader(&[3, 1, 2], &li(3, 13, &[3, 1, 2]), &live, false, 8).unwrap();
         assert_eq!(e.state, LeaderIsr { leader: 1, leader_epoch: 14, isr: vec![1, 2], controller_epoch: 8 });
         assert_eq!(e.recipients, vec![1, 2]);
@@ -301,7 +301,7 @@ mod tests {
 
     #[test]
     fn no_live_isr_member_fails_unless_unclean() {
-        let live: SmallSet<BrokerId> = [2].into_iter().collect();
+        let live: VecSet<BrokerId> = [2].into_iter().collect();
         assert!(offline_leader(&[3, 1, 2], &li(3, 5, &[3, 1]), &live, false, 8).is_err());
         let e = offline_leader(&[3, 1, 2], &li(3, 5, &[3, 1]), &live, true, 8).unwrap();
         assert_eq!((e.state.leader, e.state.isr.clone(), e.unclean), (2, vec![2], true));

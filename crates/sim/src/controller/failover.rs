@@ -40,8 +40,8 @@ use crate::event::EventKind;
 use crate::ids::{fmt_ids, BrokerId, TopicPartition};
 use crate::mark::Mark;
 use crate::sorted::CollectOrdered;
+use crate::vec_map::VecMap;
 use crate::zookeeper::{MultiOp, ZData, ZkError, ZkOp, ZkResult};
-use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -330,7 +330,7 @@ impl Step {
                 c.then(Step::ReadAssignments(paths));
             }
             Step::ReadAssignments(paths) => {
-                let mut assignment = BTreeMap::new();
+                let mut assignment = VecMap::new();
                 if let ZkResult::DataMany { items } = &result {
                     for (path, item) in paths.iter().zip(items) {
                         let topic = path.rsplit('/').next().unwrap_or("");
@@ -475,7 +475,7 @@ impl Controller {
 
     /// `initializeControllerContext`: the partition states read into `partitionLeadershipInfo`.
     fn on_read_states(&mut self, result: ZkResult, io: &mut ControllerIo) {
-        let mut leadership = BTreeMap::new();
+        let mut leadership = VecMap::new();
         if let ZkResult::DataMany { items } = &result {
             for (tp, item) in self.ctx.assignment.keys().zip(items) {
                 if let Some((ZData::PartitionState { state }, stat)) = item {
@@ -552,7 +552,7 @@ impl Controller {
         let mut offline = Vec::new();
         // Built from the assignment's keys, which are sorted: one bulk build (`collect`), not an
         // insert per partition.
-        let states: BTreeMap<TopicPartition, PartitionState> = self
+        let states: VecMap<TopicPartition, PartitionState> = self
             .ctx
             .assignment
             .keys()

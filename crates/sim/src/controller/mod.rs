@@ -52,10 +52,10 @@ use crate::event::EventKind;
 use crate::ids::{fmt_ids, BrokerId, TopicPartition};
 use crate::mark::Mark;
 use crate::scenario::Config;
-use crate::small_map::{SmallMap, SmallSet};
+use crate::vec_map::{VecMap, VecSet};
 use crate::zk_client::{Purpose, ZkClient};
 use crate::zookeeper::{LeaderIsr, MultiOp, Stat, ZData, ZkOp, ZkResult};
-use alloc::collections::{BTreeMap, VecDeque};
+use alloc::collections::VecDeque;
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -98,7 +98,7 @@ impl ControllerEvent {
 
 /// `partitionLeadershipInfo`: each entry shared, so copying the map (copy-on-write while the
 /// alerts' memo holds the last one) copies pointers, not ISR lists.
-pub type Leadership = BTreeMap<TopicPartition, Rc<Cached>>;
+pub type Leadership = VecMap<TopicPartition, Rc<Cached>>;
 
 /// `LeaderIsrAndControllerEpoch` with the znode version, as cached in `partitionLeadershipInfo`.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
@@ -124,10 +124,10 @@ pub struct ControllerContext {
     /// `epochZkVersion`.
     pub epoch_zk_version: i32,
     /// `liveBrokers`.
-    pub live_brokers: SmallSet<BrokerId>,
+    pub live_brokers: VecSet<BrokerId>,
     /// `partitionReplicaAssignment`, shared: failover replaces it whole and nothing else writes
     /// it, so a copy of the controller (or of a step that walks it) copies a pointer.
-    pub assignment: Rc<BTreeMap<TopicPartition, Vec<BrokerId>>>,
+    pub assignment: Rc<VecMap<TopicPartition, Vec<BrokerId>>>,
     /// `partitionLeadershipInfo`. Written only through [`ControllerContext::cache`],
     /// [`ControllerContext::clear_cache`] and [`ControllerContext::set_cache`], which keep `log`.
     pub leadership: Rc<Leadership>,
@@ -374,13 +374,13 @@ pub struct Controller {
     /// The context.
     pub ctx: ControllerContext,
     /// Partition state machine.
-    pub partition_states: BTreeMap<TopicPartition, PartitionState>,
+    pub partition_states: VecMap<TopicPartition, PartitionState>,
     /// Replica state machine.
-    pub replica_states: BTreeMap<(TopicPartition, BrokerId), ReplicaState>,
+    pub replica_states: VecMap<(TopicPartition, BrokerId), ReplicaState>,
     /// Controller-only ZooKeeper listeners are registered (BrokerChange, IsrChangeNotification).
     pub listeners: bool,
     /// Requests held for a broker whose link is cut (re-sent on heal).
-    pub held: SmallMap<BrokerId, Vec<crate::message::Payload>>,
+    pub held: VecMap<BrokerId, Vec<crate::message::Payload>>,
     batch: Batch,
     sent: requests::Sent,
 }
@@ -392,10 +392,10 @@ impl Default for Controller {
             queue: VecDeque::new(),
             job: None,
             ctx: ControllerContext::default(),
-            partition_states: BTreeMap::new(),
-            replica_states: BTreeMap::new(),
+            partition_states: VecMap::new(),
+            replica_states: VecMap::new(),
             listeners: false,
-            held: SmallMap::new(),
+            held: VecMap::new(),
             batch: Batch::default(),
             sent: requests::Sent::default(),
         }
@@ -755,8 +755,8 @@ fn parse_state(result: &ZkResult) -> Option<(LeaderIsr, i32)> {
 }
 
 /// `getAllBrokersInCluster`: ids whose registration could be read (others silently dropped).
-fn readable_brokers(paths: &[String], result: &ZkResult) -> SmallSet<BrokerId> {
-    let mut live = SmallSet::new();
+fn readable_brokers(paths: &[String], result: &ZkResult) -> VecSet<BrokerId> {
+    let mut live = VecSet::new();
     if let ZkResult::DataMany { items } = result {
         for (_, item) in paths.iter().zip(items) {
             if let Some((ZData::Broker { id }, _)) = item {

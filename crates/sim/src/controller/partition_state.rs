@@ -3,7 +3,7 @@
 //! looks at — only Offline and New ones, which is why a partition left Online with leader -1 is
 //! never elected again by a broker startup.
 use crate::ids::BrokerId;
-use crate::small_map::SmallSet;
+use crate::vec_map::VecSet;
 use crate::zookeeper::LeaderIsr;
 use serde::{Deserialize, Serialize};
 
@@ -23,7 +23,7 @@ pub enum PartitionState {
 impl PartitionState {
     /// `initializePartitionState`: Online if the cached leader is live, Offline if not, New when the
     /// partition has no leadership yet.
-    pub fn initial(leadership: Option<&LeaderIsr>, live: &SmallSet<BrokerId>) -> Self {
+    pub fn initial(leadership: Option<&LeaderIsr>, live: &VecSet<BrokerId>) -> Self {
         match leadership {
             None => PartitionState::NewPartition,
             Some(l) if live.contains(&l.leader) => PartitionState::OnlinePartition,
@@ -44,7 +44,7 @@ mod tests {
 
     #[test]
     fn online_means_the_cached_leader_is_live_and_only_offline_or_new_get_elections() {
-        let live: SmallSet<BrokerId> = [2, 3].into_iter().collect();
+        let live: VecSet<BrokerId> = [2, 3].into_iter().collect();
         let led_by = |l| LeaderIsr { leader: l, leader_epoch: 1, isr: vec![l], controller_epoch: 1 };
         assert_eq!(PartitionState::initial(Some(&led_by(3)), &live), PartitionState::OnlinePartition);
         assert_eq!(PartitionState::initial(Some(&led_by(1)), &live), PartitionState::OfflinePartition);

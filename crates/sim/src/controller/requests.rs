@@ -4,8 +4,7 @@ use super::{Controller, ControllerIo};
 use crate::derived::Derived;
 use crate::ids::{BrokerId, NodeId, TopicPartition};
 use crate::message::{PartitionStateInfo, Payload};
-use crate::small_map::SmallMap;
-use alloc::collections::{BTreeMap, BTreeSet};
+use crate::vec_map::{VecMap, VecSet};
 use alloc::rc::Rc;
 use alloc::vec::Vec;
 
@@ -13,14 +12,14 @@ use alloc::vec::Vec;
 #[derive(Clone, PartialEq, Eq, Debug, Default, Hash)]
 pub(super) struct Batch {
     /// `leaderAndIsrRequestMap`: per broker, the partitions it is told about.
-    pub(super) lai: SmallMap<BrokerId, BTreeMap<TopicPartition, Rc<PartitionStateInfo>>>,
+    pub(super) lai: VecMap<BrokerId, VecMap<TopicPartition, Rc<PartitionStateInfo>>>,
     /// `updateMetadataRequestPartitionInfoMap`: partitions every live broker is told about.
-    pub(super) um: BTreeSet<TopicPartition>,
+    pub(super) um: VecSet<TopicPartition>,
 }
 
 /// The partition states last put in a request, by partition: a state that has not moved since is
 /// sent again as the same shared value instead of a new copy ([`Derived`]: a cache, not state).
-pub(super) type Sent = Derived<BTreeMap<TopicPartition, Rc<PartitionStateInfo>>>;
+pub(super) type Sent = Derived<VecMap<TopicPartition, Rc<PartitionStateInfo>>>;
 
 impl Controller {
     /// State info for a cached partition (`Cached::info` with its assigned replicas).

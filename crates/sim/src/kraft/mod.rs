@@ -35,8 +35,8 @@ use crate::ids::{BrokerId, NodeId, NO_LEADER};
 use crate::mark::Mark;
 use crate::message::Payload;
 use crate::scenario::Config;
-use crate::small_map::{SmallMap, SmallSet};
 use crate::sorted::CollectOrdered;
+use crate::vec_map::{VecMap, VecSet};
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::vec::Vec;
@@ -98,11 +98,11 @@ pub struct Voter {
     pub commit: usize,
     /// The image of the committed log.
     pub image: Image,
-    votes: SmallSet<u32>,
-    matched: SmallMap<u32, usize>,
+    votes: VecSet<u32>,
+    matched: VecMap<u32, usize>,
     /// (log length, high watermark) last sent to each follower: nothing is re-sent until one grows.
-    sent: SmallMap<u32, (usize, usize)>,
-    sent_to_broker: SmallMap<BrokerId, usize>,
+    sent: VecMap<u32, (usize, usize)>,
+    sent_to_broker: VecMap<BrokerId, usize>,
     /// Bumped to invalidate pending election timers.
     pub timer_gen: u64,
     timer_armed: bool,
@@ -116,10 +116,10 @@ fn voter_node(v: u32) -> NodeId {
 #[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub struct Kraft {
     /// Voters by id.
-    pub voters: SmallMap<u32, Voter>,
+    pub voters: VecMap<u32, Voter>,
     /// Leader of each epoch ever elected (the "one leader per epoch" property).
-    pub epoch_leaders: SmallMap<u32, SmallSet<u32>>,
-    fence_armed: SmallSet<BrokerId>,
+    pub epoch_leaders: VecMap<u32, VecSet<u32>>,
+    fence_armed: VecSet<BrokerId>,
     quorum_check_armed: bool,
 }
 
@@ -129,11 +129,11 @@ pub struct Kraft {
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct Reach {
     /// Voter → voter directions that are up.
-    voter_links: SmallSet<(u32, u32)>,
+    voter_links: VecSet<(u32, u32)>,
     /// Every broker, and whether its process runs.
-    brokers: SmallMap<BrokerId, bool>,
+    brokers: VecMap<BrokerId, bool>,
     /// (broker, voter) pairs linked both ways.
-    broker_links: SmallSet<(BrokerId, u32)>,
+    broker_links: VecSet<(BrokerId, u32)>,
 }
 
 impl Reach {
@@ -141,7 +141,7 @@ impl Reach {
     /// whether the direction `from → to` is up.
     pub fn new(
         voters: impl IntoIterator<Item = u32> + Clone,
-        brokers: &SmallMap<BrokerId, bool>,
+        brokers: &VecMap<BrokerId, bool>,
         up: impl Fn(NodeId, NodeId) -> bool,
     ) -> Reach {
         let mut r = Reach { brokers: brokers.clone(), ..Reach::default() };
@@ -220,7 +220,7 @@ impl Kraft {
                         log: log.clone(),
                         commit: n,
                         image: image.clone(),
-                        votes: SmallSet::new(),
+                        votes: VecSet::new(),
                         matched: (1..=VOTERS).map(|v| (v, n)).collect_ordered(),
                         sent: (1..=VOTERS).map(|v| (v, (n, n))).collect_ordered(),
                         sent_to_broker: cfg.brokers.iter().map(|b| (*b, n)).collect_ordered(),
@@ -230,9 +230,9 @@ impl Kraft {
                 )
             })
             .collect_ordered();
-        let mut epoch_leaders = SmallMap::new();
+        let mut epoch_leaders = VecMap::new();
         epoch_leaders.insert(1, [1u32].into_iter().collect_ordered());
-        Kraft { voters, epoch_leaders, fence_armed: SmallSet::new(), quorum_check_armed: false }
+        Kraft { voters, epoch_leaders, fence_armed: VecSet::new(), quorum_check_armed: false }
     }
 
     /// The active controller: a leader whose own-epoch record is committed.
@@ -293,7 +293,7 @@ impl Kraft {
         }
         // A leader re-sends what a follower it can reach again has not acknowledged.
         for l in leaders.iter().copied() {
-            let to: SmallSet<u32> = (1..=VOTERS).filter(|o| reach.sends(l, *o)).collect_ordered();
+            let to: VecSet<u32> = (1..=VOTERS).filter(|o| reach.sends(l, *o)).collect_ordered();
             let mut out = Outbox::default();
             self.replicate_to(l, &to, &mut out);
             outs.push((l, out));
@@ -400,7 +400,7 @@ impl Kraft {
         }
         let img = v.image.clone();
         let mut recs = alloc::vec![Record::FenceBroker { broker }];
-        let live: SmallSet<BrokerId> = img.live().into_iter().filter(|b| *b != broker).collect_ordered();
+        let live: VecSet<BrokerId> = img.live().into_iter().filter(|b| *b != broker).collect_ordered();
         for (tp, p) in img.partitions.iter() {
             if !p.isr.contains(&broker) && p.leader != broker {
                 continue;
@@ -465,13 +465,13 @@ impl Kraft {
     }
 
     fn replicate(&mut self, id: u32, out: &mut Outbox) {
-        let all: SmallSet<u32> = (1..=VOTERS).collect_ordered();
+        let all: VecSet<u32> = (1..=VOTERS).collect_ordered();
         self.replicate_to(id, &all, out);
     }
 
     /// Sends each follower in `to` what it has not been sent yet (log entries or a new high
     /// watermark); nothing when it is up to date.
-    fn replicate_to(&mut self, id: u32, to: &SmallSet<u32>, out: &mut Outbox) {
+    fn replicate_to(&mut self, id: u32, to: &VecSet<u32>, out: &mut Outbox) {
         let v = self.voters.get_mut(&id).expect("voter");
         for o in 1..=VOTERS {
             if o == id || !to.contains(&o) || v.sent.get(&o) == Some(&(v.log.len(), v.commit)) {

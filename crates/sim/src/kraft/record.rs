@@ -2,9 +2,8 @@
 //! (`MetadataImage`): what the quorum replicates and what brokers learn. Only ids and serde: the
 //! message layer carries these without depending on the quorum.
 use crate::ids::{fmt_ids, BrokerId, TopicPartition};
-use crate::small_map::SmallSet;
 use crate::sorted::CollectOrdered;
-use alloc::collections::BTreeMap;
+use crate::vec_map::{VecMap, VecSet};
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -115,11 +114,11 @@ pub struct Part {
 #[derive(Clone, PartialEq, Eq, Debug, Default, Hash)]
 pub struct Image {
     /// Registered brokers.
-    pub registered: SmallSet<BrokerId>,
+    pub registered: VecSet<BrokerId>,
     /// Fenced brokers.
-    pub fenced: SmallSet<BrokerId>,
+    pub fenced: VecSet<BrokerId>,
     /// Partitions.
-    pub partitions: Rc<BTreeMap<TopicPartition, Rc<Part>>>,
+    pub partitions: Rc<VecMap<TopicPartition, Rc<Part>>>,
 }
 
 impl Image {
@@ -150,7 +149,7 @@ impl Image {
     }
 
     /// Unfenced registered brokers.
-    pub fn live(&self) -> SmallSet<BrokerId> {
+    pub fn live(&self) -> VecSet<BrokerId> {
         self.registered.difference(&self.fenced).copied().collect_ordered()
     }
 }

@@ -30,7 +30,7 @@ fn q(v: u32) -> NodeId {
 struct Quorum {
     k: Kraft,
     /// Brokers and whether their processes run.
-    brokers: SmallMap<BrokerId, bool>,
+    brokers: VecMap<BrokerId, bool>,
     /// Directions that are cut.
     cut: BTreeSet<(NodeId, NodeId)>,
     /// (from, to, payload), oldest first.

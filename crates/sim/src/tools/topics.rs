@@ -30,8 +30,8 @@
 use super::{bootstrap, Options};
 use crate::ids::BrokerId;
 use crate::scenario::OFFSETS_TOPIC;
-use crate::small_map::SmallSet;
 use crate::sorted::CollectOrdered;
+use crate::vec_map::VecSet;
 use crate::world::World;
 use crate::zookeeper::ZData;
 use alloc::format;
@@ -78,13 +78,13 @@ pub fn topic_configs(topic: &str) -> String {
     }
 }
 
-fn keep(p: &PartitionRow, opts: &Options, live: &SmallSet<BrokerId>) -> bool {
+fn keep(p: &PartitionRow, opts: &Options, live: &VecSet<BrokerId>) -> bool {
     (!opts.under_replicated && !opts.unavailable)
         || (opts.under_replicated && p.isr.len() < p.replicas.len())
         || (opts.unavailable && p.leader.is_none_or(|l| !live.contains(&l)))
 }
 
-fn finish(topic: String, all: Vec<PartitionRow>, opts: &Options, live: &SmallSet<BrokerId>) -> TopicRows {
+fn finish(topic: String, all: Vec<PartitionRow>, opts: &Options, live: &VecSet<BrokerId>) -> TopicRows {
     TopicRows {
         header: !opts.unavailable && !opts.under_replicated,
         partition_count: all.len(),
@@ -100,7 +100,7 @@ pub fn from_zookeeper(world: &World, opts: &Options) -> Result<Vec<TopicRows>, S
     let zk = world.zk().ok_or_else(|| {
         String::from("this mode has no ZooKeeper: kafka-topics.sh --zookeeper cannot run (try --as topics-admin)")
     })?;
-    let live: SmallSet<BrokerId> = zk.children("/brokers/ids").iter().filter_map(|s| s.parse().ok()).collect_ordered();
+    let live: VecSet<BrokerId> = zk.children("/brokers/ids").iter().filter_map(|s| s.parse().ok()).collect_ordered();
     let mut topics = zk.children("/brokers/topics");
     crate::sorted::sort(&mut topics);
     let mut out = Vec::new();

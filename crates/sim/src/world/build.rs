@@ -16,11 +16,10 @@ use crate::network::Network;
 use crate::rng::Rng;
 use crate::scenario::{Config, Mode, Scenario, ScenarioError, OFFSETS_TOPIC};
 use crate::sched::Queue;
-use crate::small_map::{SmallMap, SmallSet};
 use crate::sorted::CollectOrdered;
+use crate::vec_map::{VecMap, VecSet};
 use crate::zk_client::ConnState;
 use crate::zookeeper::{DataTree, LeaderIsr, SessionId, ZData, ZkOp, ZkServerNode};
-use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::vec::Vec;
@@ -44,7 +43,7 @@ impl World {
         let net = Network::new(&cfg.nodes(), &cfg.latency);
         let (plane, brokers) =
             if cfg.behaviour().is_kraft() { kraft_steady_state(&cfg) } else { zookeeper_steady_state(&cfg) };
-        let mut consumers = SmallMap::new();
+        let mut consumers = VecMap::new();
         for c in &cfg.consumers {
             let p = crate::consumer::coordinator_partition(&c.group, cfg.offsets_partitions);
             let coordinator = cfg.assignment.get(&TopicPartition::new(OFFSETS_TOPIC, p)).map(|r| r[0]);
@@ -75,9 +74,9 @@ impl World {
             alerts: Vec::new(),
             alert_memo: alerts::Incremental::default(),
             touched: alerts::Touched::default(),
-            isr_seen: SmallMap::new(),
-            relay_seen: SmallMap::new(),
-            relay_zk_seen: SmallMap::new(),
+            isr_seen: VecMap::new(),
+            relay_seen: VecMap::new(),
+            relay_zk_seen: VecMap::new(),
             isr_links: Vec::new(),
             last_dropped: Vec::new(),
             last_delivered: None,
@@ -115,13 +114,13 @@ fn running_broker(cfg: &Config, b: BrokerId) -> Broker {
 /// assignments and partition states; every broker watches `/controller`, and the controller also
 /// watches `/brokers/ids`, `/isr_change_notification` and `/brokers/topics`, with its context
 /// loaded and both state machines Online.
-fn zookeeper_steady_state(cfg: &Config) -> (ControlPlane, SmallMap<BrokerId, Rc<Broker>>) {
+fn zookeeper_steady_state(cfg: &Config) -> (ControlPlane, VecMap<BrokerId, Rc<Broker>>) {
     let mut zk = DataTree::new();
     let epoch = cfg.controller_epoch;
     zk.seed_node("/controller_epoch", ZData::ControllerEpoch { epoch }, None);
     zk.seed_version("/controller_epoch", epoch - 1);
     zk.seed_node("/isr_change_notification", ZData::Empty, None);
-    let mut sessions: SmallMap<BrokerId, SessionId> = SmallMap::new();
+    let mut sessions: VecMap<BrokerId, SessionId> = VecMap::new();
     for &b in &cfg.brokers {
         let s = zk.open_session(NodeId::Broker(b), cfg.session_timeout_ms, 0);
         sessions.insert(b, s);
@@ -136,7 +135,7 @@ fn zookeeper_steady_state(cfg: &Config) -> (ControlPlane, SmallMap<BrokerId, Rc<
         let partitions = cfg.partitions_of(t).map(|tp| (tp.partition, cfg.assignment[tp].clone())).collect_ordered();
         zk.seed_node(&format!("/brokers/topics/{t}"), ZData::Assignment { partitions }, None);
     }
-    let mut leadership = BTreeMap::new();
+    let mut leadership = VecMap::new();
     for (tp, replicas) in &cfg.assignment {
         let (le, ver) = cfg.initial[tp];
         let state = LeaderIsr { leader: replicas[0], leader_epoch: le, isr: replicas.clone(), controller_epoch: epoch };
@@ -144,10 +143,10 @@ fn zookeeper_steady_state(cfg: &Config) -> (ControlPlane, SmallMap<BrokerId, Rc<
         zk.seed_version(&tp.state_path(), ver);
         leadership.insert(tp.clone(), alloc::rc::Rc::new(Cached { state, zk_version: ver }));
     }
-    let live: SmallSet<BrokerId> = cfg.brokers.iter().copied().collect_ordered();
-    let infos: BTreeMap<TopicPartition, PartitionStateInfo> =
+    let live: VecSet<BrokerId> = cfg.brokers.iter().copied().collect_ordered();
+    let infos: VecMap<TopicPartition, PartitionStateInfo> =
         leadership.iter().map(|(tp, c)| (tp.clone(), c.info(tp, cfg.assignment[tp].clone()))).collect_ordered();
-    let mut brokers = SmallMap::new();
+    let mut brokers = VecMap::new();
     for &b in &cfg.brokers {
         let s = sessions[&b];
         let mut br = running_broker(cfg, b);
@@ -184,7 +183,7 @@ fn zookeeper_steady_state(cfg: &Config) -> (ControlPlane, SmallMap<BrokerId, Rc<
     // election (FastLeaderElection.totalOrderPredicate).
     let ens = &cfg.zk;
     let leader = ens.servers.iter().max().copied();
-    let mut servers = SmallMap::new();
+    let mut servers = VecMap::new();
     for &id in &ens.servers {
         let peers: Vec<NodeId> = ens.servers.iter().copied().filter(|p| *p != id).collect();
         let mut z = ZkServerNode::member(id, peers, zk.clone(), ens.tick_ms, ens.sync_limit, leader, 0);
@@ -201,11 +200,11 @@ fn zookeeper_steady_state(cfg: &Config) -> (ControlPlane, SmallMap<BrokerId, Rc<
 
 /// KRaft: the quorum with its committed metadata log, and every broker having published the
 /// image it describes. Brokers hold no ZooKeeper session and run no controller.
-fn kraft_steady_state(cfg: &Config) -> (ControlPlane, SmallMap<BrokerId, Rc<Broker>>) {
+fn kraft_steady_state(cfg: &Config) -> (ControlPlane, VecMap<BrokerId, Rc<Broker>>) {
     let quorum = Kraft::new(cfg);
     let img = quorum.image().clone();
-    let mut brokers = SmallMap::new();
-    let mut images = SmallMap::new();
+    let mut brokers = VecMap::new();
+    let mut images = VecMap::new();
     for &b in &cfg.brokers {
         let mut br = running_broker(cfg, b);
         kraft::image::publish(&img, &mut br);

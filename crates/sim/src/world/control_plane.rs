@@ -4,7 +4,7 @@
 //! KRaft run never builds a ZooKeeper it would throw away.
 use crate::ids::{BrokerId, NodeId};
 use crate::kraft::{Image, Kraft};
-use crate::small_map::SmallMap;
+use crate::vec_map::VecMap;
 use crate::zookeeper::Role;
 use crate::zookeeper::{DataTree, ZkServerNode};
 use alloc::rc::Rc;
@@ -13,13 +13,13 @@ use alloc::rc::Rc;
 #[derive(Clone, Debug, Hash)]
 pub enum ControlPlane {
     /// The ZooKeeper servers, by name.
-    ZooKeeper(Rc<SmallMap<NodeId, ZkServerNode>>),
+    ZooKeeper(Rc<VecMap<NodeId, ZkServerNode>>),
     /// A KRaft quorum, and the metadata image each broker has folded so far.
     Kraft {
         /// The voters.
         quorum: Rc<Kraft>,
         /// Each broker's metadata image (`BrokerMetadataListener`'s).
-        images: SmallMap<BrokerId, Image>,
+        images: VecMap<BrokerId, Image>,
     },
 }
 
@@ -33,7 +33,7 @@ impl ControlPlane {
     }
 
     /// The ZooKeeper servers.
-    pub fn zk_servers(&self) -> Option<&SmallMap<NodeId, ZkServerNode>> {
+    pub fn zk_servers(&self) -> Option<&VecMap<NodeId, ZkServerNode>> {
         match self {
             ControlPlane::ZooKeeper(z) => Some(z),
             ControlPlane::Kraft { .. } => None,
@@ -70,7 +70,7 @@ impl ControlPlane {
     }
 
     /// The brokers' metadata images (KRaft only).
-    pub(crate) fn images_mut(&mut self) -> Option<&mut SmallMap<BrokerId, Image>> {
+    pub(crate) fn images_mut(&mut self) -> Option<&mut VecMap<BrokerId, Image>> {
         match self {
             ControlPlane::Kraft { images, .. } => Some(images),
             ControlPlane::ZooKeeper(_) => None,

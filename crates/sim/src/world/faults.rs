@@ -11,8 +11,8 @@ use crate::effects::Timer;
 use crate::event::EventKind;
 use crate::ids::{BrokerId, NodeId};
 use crate::kraft::{self, Image};
-use crate::small_map::SmallMap;
 use crate::sorted::CollectOrdered;
+use crate::vec_map::VecMap;
 use crate::zk_client::ConnState;
 use crate::zookeeper::ClientLink;
 use alloc::format;
@@ -21,7 +21,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 impl World {
-    pub(super) fn zk_views(&self) -> SmallMap<BrokerId, (bool, bool)> {
+    pub(super) fn zk_views(&self) -> VecMap<BrokerId, (bool, bool)> {
         self.brokers
             .keys()
             .map(|b| {
@@ -196,7 +196,7 @@ impl World {
 
     pub(super) fn after_link_change(
         &mut self,
-        before_zk: &SmallMap<BrokerId, (bool, bool)>,
+        before_zk: &VecMap<BrokerId, (bool, bool)>,
         before: &DirStates,
         log: &mut StepLog,
     ) {

@@ -27,8 +27,8 @@ use crate::network::Network;
 use crate::rng::Rng;
 use crate::scenario::{Config, Mode};
 use crate::sched::Queue;
-use crate::small_map::SmallMap;
 use crate::sorted::CollectOrdered;
+use crate::vec_map::VecMap;
 use crate::zookeeper::{result_summary, ClientLinks, DataTree, SessionId, ZkServerNode};
 use alloc::format;
 use alloc::rc::Rc;
@@ -66,8 +66,8 @@ pub struct World {
     pub(crate) net: Rc<Network>,
     /// ZooKeeper, or the KRaft quorum.
     pub(crate) plane: ControlPlane,
-    pub(crate) brokers: SmallMap<BrokerId, Rc<Broker>>,
-    pub(crate) consumers: SmallMap<u32, Rc<Consumer>>,
+    pub(crate) brokers: VecMap<BrokerId, Rc<Broker>>,
+    pub(crate) consumers: VecMap<u32, Rc<Consumer>>,
     next_msg: u64,
     pub(crate) alerts: Vec<Alert>,
     /// The alerts by section, brought up to date from what each step touched.
@@ -75,12 +75,12 @@ pub struct World {
     /// What the current step changed that the alerts and the ISR checks read.
     touched: alerts::Touched,
     /// What each broker's state last meant to the ISR checks (see [`IsrSeen`]).
-    isr_seen: SmallMap<BrokerId, IsrSeen>,
+    isr_seen: VecMap<BrokerId, IsrSeen>,
     /// What each broker last showed the ZooKeeper relay (see [`RelayKey`]).
-    relay_seen: SmallMap<BrokerId, RelayKey>,
+    relay_seen: VecMap<BrokerId, RelayKey>,
     /// [`ZkServerNode::hash_relay_inputs`] of each server when a step last touched it (a derived
     /// cache, deciding nothing the state does not).
-    relay_zk_seen: SmallMap<NodeId, u64>,
+    relay_zk_seen: VecMap<NodeId, u64>,
     /// Whether each pair of brokers (in id order) was linked both ways when a step last changed
     /// the network: what the ISR checks read of it.
     isr_links: Vec<bool>,
@@ -490,7 +490,7 @@ impl World {
         self.brokers.get(&b).map(|br| br.zk.server()).unwrap_or(NodeId::ZK)
     }
 
-    fn broker_liveness(&self) -> SmallMap<BrokerId, bool> {
+    fn broker_liveness(&self) -> VecMap<BrokerId, bool> {
         self.brokers.iter().map(|(id, b)| (*id, b.alive)).collect_ordered()
     }
 
@@ -1140,7 +1140,7 @@ impl FollowerView {
 /// What the ZooKeeper server can observe of its clients, read from the network and the brokers.
 struct ZkLinks<'a> {
     net: &'a Network,
-    brokers: &'a SmallMap<BrokerId, Rc<Broker>>,
+    brokers: &'a VecMap<BrokerId, Rc<Broker>>,
 }
 
 impl ClientLinks for ZkLinks<'_> {

@@ -14,8 +14,8 @@ pub use server::{ClientLink, ClientLinks, ZkServerNode};
 pub use session_tracker::SessionTracker;
 
 use crate::ids::{fmt_ids, BrokerId, NodeId, TopicPartition};
-use crate::small_map::{SmallMap, SmallSet};
 use crate::sorted::CollectOrdered;
+use crate::vec_map::{VecMap, VecSet};
 use alloc::collections::{BTreeMap, VecDeque};
 use alloc::format;
 use alloc::rc::Rc;
@@ -522,8 +522,8 @@ pub struct DataTree {
     /// The znodes by path, each shared copy-on-write: a server's tree cloned for a schedule's
     /// world copies a znode only when it is written.
     nodes: BTreeMap<Rc<str>, Rc<Znode>>,
-    sessions: SmallMap<SessionId, Session>,
-    watches: BTreeMap<(String, WatchTable), SmallSet<SessionId>>,
+    sessions: VecMap<SessionId, Session>,
+    watches: BTreeMap<(String, WatchTable), VecSet<SessionId>>,
     zxid: u64,
     next_session: u64,
     /// Bumped by every change under `/brokers/` (registrations and partition states): what the
@@ -767,7 +767,7 @@ impl DataTree {
         // DataTree.java:505-507`, `triggerWatch(path, NodeDeleted, processed)`).
         let first = events.len();
         self.fire(path, WatchTable::Data, WatchEventType::NodeDeleted, events);
-        let notified: SmallSet<SessionId> = events[first..].iter().map(|e| e.session).collect_ordered();
+        let notified: VecSet<SessionId> = events[first..].iter().map(|e| e.session).collect_ordered();
         if let Some(set) = self.watches.remove(&(String::from(path), WatchTable::Child)) {
             for session in set.into_iter().filter(|s| !notified.contains(s)) {
                 events.push(WatchEvent { session, path: path.into(), kind: WatchEventType::NodeDeleted });

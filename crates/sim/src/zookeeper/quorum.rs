@@ -54,7 +54,7 @@ use crate::event::EventKind;
 use crate::ids::NodeId;
 use crate::mark::Mark;
 use crate::message::{ConnectResult, Payload};
-use crate::small_map::SmallMap;
+use crate::vec_map::VecMap;
 use alloc::boxed::Box;
 use alloc::format;
 use alloc::rc::Rc;
@@ -491,7 +491,7 @@ impl ZkServerNode {
     /// leader now, each with the server that hears its client. Sessions that stop being touched
     /// are touched at their last relayed instant and get an expirer timer at their bucket;
     /// sessions touched again are touched now. Emits only timers.
-    pub fn on_touches(&mut self, touched: &SmallMap<SessionId, NodeId>, now: u64, out: &mut Outbox) {
+    pub fn on_touches(&mut self, touched: &VecMap<SessionId, NodeId>, now: u64, out: &mut Outbox) {
         if self.role != Role::Leading {
             return;
         }
@@ -542,7 +542,7 @@ impl ZkServerNode {
     }
 
     /// Whether [`ZkServerNode::on_touches`] would change anything (so the world can skip it).
-    pub fn touches_changed(&self, touched: &SmallMap<SessionId, NodeId>) -> bool {
+    pub fn touches_changed(&self, touched: &VecMap<SessionId, NodeId>) -> bool {
         self.role == Role::Leading
             && self.tracker.live().any(|s| match (touched.get(&s), self.relay.get(&s)) {
                 (Some(by), Some(Some(prev))) => by != prev,
@@ -639,12 +639,12 @@ impl ZkServerNode {
 /// client is heard now by the leader itself or by a synced follower of its epoch whose link to it
 /// works both ways, with that server.
 pub fn relayed_touches(
-    servers: &SmallMap<NodeId, ZkServerNode>,
+    servers: &VecMap<NodeId, ZkServerNode>,
     links: &dyn ClientLinks,
-) -> Vec<(NodeId, SmallMap<SessionId, NodeId>)> {
+) -> Vec<(NodeId, VecMap<SessionId, NodeId>)> {
     let mut all = Vec::new();
     for l in servers.values().filter(|z| z.role == Role::Leading) {
-        let mut touched = SmallMap::new();
+        let mut touched = VecMap::new();
         for f in servers.values() {
             let relays = f.id == l.id
                 || (f.role == Role::Following(l.id)

@@ -41,7 +41,7 @@ use crate::event::EventKind;
 use crate::ids::{NodeId, TopicPartition};
 use crate::mark::Mark;
 use crate::message::{ConnectResult, Payload};
-use crate::small_map::{SmallMap, SmallSet};
+use crate::vec_map::{VecMap, VecSet};
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -91,28 +91,28 @@ pub struct ZkServerNode {
     /// The leader's session tracker (empty unless leading).
     pub(super) tracker: SessionTracker,
     /// Bucket times the expirer has a timer for.
-    pub(super) buckets: SmallSet<u64>,
+    pub(super) buckets: VecSet<u64>,
     /// Leader: each tracked session's implicit relay — `Some(server)` while its client is heard
     /// by `server` and that reaches the leader, `None` once it stopped (an expirer timer is armed).
-    pub(super) relay: SmallMap<SessionId, Option<NodeId>>,
+    pub(super) relay: VecMap<SessionId, Option<NodeId>>,
     /// Peers whose link to this server stalled, and since when (a follower's entry for its
     /// leader is its `relay_stalled_since`); cleared when the link heals.
-    pub(super) stalled: SmallMap<NodeId, u64>,
+    pub(super) stalled: VecMap<NodeId, u64>,
     /// A follower's commits that arrived ahead of an earlier one, by zxid.
-    pub(super) pending: SmallMap<u64, (Txn, Option<Origin>)>,
+    pub(super) pending: VecMap<u64, (Txn, Option<Origin>)>,
     /// Clients connected to this server, with their session.
-    pub(super) clients: SmallMap<NodeId, SessionId>,
+    pub(super) clients: VecMap<NodeId, SessionId>,
     /// Notifications that could not reach their session's client, by session, in order.
-    held: SmallMap<SessionId, Vec<WatchEvent>>,
+    held: VecMap<SessionId, Vec<WatchEvent>>,
     /// Leader: followers synced with it (their connection is open), with when they joined;
     /// follower: its leader.
-    pub(super) heard: SmallMap<NodeId, u64>,
+    pub(super) heard: VecMap<NodeId, u64>,
     /// When the current role began.
     pub(super) since: u64,
     /// A follower has its leader's tree (SNAP received).
     pub(super) synced: bool,
     /// Looking: the latest vote or state heard from each peer this round.
-    pub(super) votes: SmallMap<NodeId, (u64, NodeId, Role, u64)>,
+    pub(super) votes: VecMap<NodeId, (u64, NodeId, Role, u64)>,
     /// Looking: the current notification timeout (`FastLeaderElection` `notTimeout`).
     pub(super) not_timeout: u64,
     /// Looking: election round, so stale election timers do nothing.
@@ -162,16 +162,16 @@ impl ZkServerNode {
             epoch: 1,
             zxid: 0,
             tracker: SessionTracker::new(tick_ms),
-            buckets: SmallSet::new(),
-            relay: SmallMap::new(),
-            stalled: SmallMap::new(),
-            pending: SmallMap::new(),
-            clients: SmallMap::new(),
-            held: SmallMap::new(),
-            heard: SmallMap::new(),
+            buckets: VecSet::new(),
+            relay: VecMap::new(),
+            stalled: VecMap::new(),
+            pending: VecMap::new(),
+            clients: VecMap::new(),
+            held: VecMap::new(),
+            heard: VecMap::new(),
             since: now,
             synced: true,
-            votes: SmallMap::new(),
+            votes: VecMap::new(),
             not_timeout: super::quorum::FINALIZE_WAIT_MS,
             round: 0,
             tree,
@@ -218,7 +218,7 @@ impl ZkServerNode {
     }
 
     /// The clients connected to it.
-    pub fn clients(&self) -> &SmallMap<NodeId, SessionId> {
+    pub fn clients(&self) -> &VecMap<NodeId, SessionId> {
         &self.clients
     }
 
@@ -643,7 +643,7 @@ mod tests {
     //! The server driven message by message, as a world would drive it (like quinn-proto's test
     //! `Pair`): each call is one input, and the test reads the effects it produced.
     use super::*;
-    use crate::small_map::{SmallMap, SmallSet};
+    use crate::vec_map::{VecMap, VecSet};
     use crate::zookeeper::{LeaderIsr, WatchEventType, ZkError};
     use alloc::vec;
 
@@ -655,8 +655,8 @@ mod tests {
     /// client's live connection carries.
     #[derive(Default)]
     struct Links {
-        cut: SmallSet<NodeId>,
-        on: SmallMap<NodeId, SessionId>,
+        cut: VecSet<NodeId>,
+        on: VecMap<NodeId, SessionId>,
     }
 
     impl ClientLinks for Links {
@@ -692,7 +692,7 @@ mod tests {
 
         /// What the world does after every step: the implicit ping relay.
         fn relay(&mut self, out: &mut Outbox) {
-            let mut servers = SmallMap::new();
+            let mut servers = VecMap::new();
             servers.insert(self.zk.id(), self.zk.clone());
             for (_, touched) in crate::zookeeper::relayed_touches(&servers, &self.links) {
                 self.zk.on_touches(&touched, self.now, out);

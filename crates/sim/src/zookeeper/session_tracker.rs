@@ -13,7 +13,7 @@
 //!
 //! The tracker only holds times; the server owns the timers (one per bucket that holds a session).
 use super::SessionId;
-use crate::small_map::{SmallMap, SmallSet};
+use crate::vec_map::{VecMap, VecSet};
 use alloc::vec::Vec;
 
 /// The session tracker of a leading (or standalone) server.
@@ -21,14 +21,14 @@ use alloc::vec::Vec;
 pub struct SessionTracker {
     tick_ms: u64,
     /// Session → (timeout, the bucket it expires in).
-    sessions: SmallMap<SessionId, (u64, u64)>,
-    closing: SmallSet<SessionId>,
+    sessions: VecMap<SessionId, (u64, u64)>,
+    closing: VecSet<SessionId>,
 }
 
 impl SessionTracker {
     /// An empty tracker with `tickTime` = `tick_ms`.
     pub fn new(tick_ms: u64) -> Self {
-        SessionTracker { tick_ms: tick_ms.max(1), sessions: SmallMap::new(), closing: SmallSet::new() }
+        SessionTracker { tick_ms: tick_ms.max(1), sessions: VecMap::new(), closing: VecSet::new() }
     }
 
     /// `roundToInterval`: the first bucket boundary strictly after `t`.

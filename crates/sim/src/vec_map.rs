@@ -1,41 +1,42 @@
-//! Ordered maps and sets over a handful of keys: brokers (at most 9), ZooKeeper servers (at most
-//! 5), KRaft voters (3), consumer clients, and the ZooKeeper sessions those clients hold (one or
-//! two live each; a server's out-of-order commits and session-expiry buckets are as few; the data
-//! tree keeps expired sessions listed, but session ids only grow, so a new one is appended). A
-//! sorted `Vec`, searched by binary search.
+//! Ordered maps and sets as sorted `Vec`s, searched by binary search: the core's maps keyed by
+//! broker (at most 9), ZooKeeper server (at most 5), KRaft voter (3), consumer client, ZooKeeper
+//! session (one or two live per client; the data tree keeps expired sessions listed, but session
+//! ids only grow, so a new one is appended) and partition (at most 500, a replica state per
+//! partition and replica). They are built in key order and then mostly read, iterated or updated
+//! in place, which a `Vec` does at least as fast as a B-tree, and cloned (a world copied by the
+//! explorer, a copy-on-write cache) faster.
 //!
 //! They iterate, compare, hash and print as `BTreeMap`/`BTreeSet` do (key order; `{k: v}` and
 //! `{a, b}` in `Debug`; the length, then each entry, to a `Hasher`), so swapping one for the other
 //! changes no trace, state hash or explorer result. What they save is code: every `BTreeMap` key and
 //! value type instantiates the B-tree's insert, search, clone, drop, remove and rebalancing (about
 //! 4.7 KB of wasm per type; the page linked some 40 map and set types, 205 KB), where one of these
-//! is a few hundred bytes (issue 13, page weight). Moving the maps and sets keyed by broker, node,
-//! voter or client here took the embed widget's wasm from 442.1 to 418.2 KB gzip, and those keyed
-//! by session or zxid to 404.6 KB; the explorer runs 2.5% fewer instructions, since an insert or
-//! remove that moves the entries after it is cheaper for a few keys than a B-tree's node handling.
-//! Maps keyed by partition or path, which grow with the scenario (up to 500 partitions), stay
-//! `BTreeMap`s.
+//! is a few hundred bytes (issue 13, page weight). The embed widget's wasm went from 442.1 to
+//! 418.2 KB gzip with the maps keyed by broker, node, voter or client, to 404.6 KB with those keyed
+//! by session or zxid, and to 393.0 KB with those keyed by partition; the explorer runs 7% fewer
+//! instructions (`probe explore-1.1`, callgrind: 1 092 M before, 1 016 M after). The data tree's
+//! path-keyed znodes and watches stay `BTreeMap`s.
+use crate::sorted::FromUnsorted;
 use alloc::vec::Vec;
 use core::fmt;
-use crate::sorted::FromUnsorted;
 use core::hash::{Hash, Hasher};
 use serde::ser::{Serialize, Serializer};
 
 /// A map over a few ordered keys: a `BTreeMap` as a sorted `Vec` (see the module docs).
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct SmallMap<K, V> {
+pub struct VecMap<K, V> {
     items: Vec<(K, V)>,
 }
 
 /// A set of a few ordered values: a `BTreeSet` as a sorted `Vec` (see the module docs).
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct SmallSet<T> {
+pub struct VecSet<T> {
     items: Vec<T>,
 }
 
-/// `(&k, &v)` from a stored pair: the item type of [`SmallMap::iter`].
+/// `(&k, &v)` from a stored pair: the item type of [`VecMap::iter`].
 pub type Iter<'a, K, V> = core::iter::Map<core::slice::Iter<'a, (K, V)>, fn(&'a (K, V)) -> (&'a K, &'a V)>;
-/// `(&k, &mut v)` from a stored pair: the item type of [`SmallMap::iter_mut`].
+/// `(&k, &mut v)` from a stored pair: the item type of [`VecMap::iter_mut`].
 pub type IterMut<'a, K, V> =
     core::iter::Map<core::slice::IterMut<'a, (K, V)>, fn(&'a mut (K, V)) -> (&'a K, &'a mut V)>;
 
@@ -47,10 +48,10 @@ fn pair_mut<K, V>(p: &mut (K, V)) -> (&K, &mut V) {
     (&p.0, &mut p.1)
 }
 
-impl<K, V> SmallMap<K, V> {
+impl<K, V> VecMap<K, V> {
     /// An empty map.
     pub const fn new() -> Self {
-        SmallMap { items: Vec::new() }
+        VecMap { items: Vec::new() }
     }
 
     /// Number of entries.
@@ -88,6 +89,16 @@ impl<K, V> SmallMap<K, V> {
         self.items.iter_mut().map(|p| &mut p.1)
     }
 
+    /// Values in key order, owned.
+    pub fn into_values(self) -> impl DoubleEndedIterator<Item = V> + ExactSizeIterator {
+        self.items.into_iter().map(|p| p.1)
+    }
+
+    /// Keys in order, owned.
+    pub fn into_keys(self) -> impl DoubleEndedIterator<Item = K> + ExactSizeIterator {
+        self.items.into_iter().map(|p| p.0)
+    }
+
     /// The entry with the smallest key.
     pub fn first_key_value(&self) -> Option<(&K, &V)> {
         self.items.first().map(pair_ref)
@@ -109,7 +120,7 @@ impl<K, V> SmallMap<K, V> {
     }
 }
 
-impl<K: Ord, V> SmallMap<K, V> {
+impl<K: Ord, V> VecMap<K, V> {
     fn find(&self, k: &K) -> Result<usize, usize> {
         self.items.binary_search_by(|p| p.0.cmp(k))
     }
@@ -175,35 +186,35 @@ impl<K: Ord, V> SmallMap<K, V> {
     }
 }
 
-impl<K, V> Default for SmallMap<K, V> {
+impl<K, V> Default for VecMap<K, V> {
     fn default() -> Self {
-        SmallMap::new()
+        VecMap::new()
     }
 }
 
-impl<K: Ord, V> core::ops::Index<&K> for SmallMap<K, V> {
+impl<K: Ord, V> core::ops::Index<&K> for VecMap<K, V> {
     type Output = V;
     fn index(&self, k: &K) -> &V {
-        self.get(k).expect("SmallMap: no entry for the key")
+        self.get(k).expect("VecMap: no entry for the key")
     }
 }
 
-impl<K: Ord, V> FromIterator<(K, V)> for SmallMap<K, V> {
+impl<K: Ord, V> FromIterator<(K, V)> for VecMap<K, V> {
     /// A later pair's value replaces an earlier one's (as `BTreeMap::from_iter`).
     fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
-        let mut m = SmallMap::new();
+        let mut m = VecMap::new();
         m.extend(iter);
         m
     }
 }
 
-impl<K: Ord, V> FromUnsorted<(K, V)> for SmallMap<K, V> {
+impl<K: Ord, V> FromUnsorted<(K, V)> for VecMap<K, V> {
     fn from_unsorted(items: impl Iterator<Item = (K, V)>) -> Self {
         items.collect()
     }
 }
 
-impl<K: Ord, V> Extend<(K, V)> for SmallMap<K, V> {
+impl<K: Ord, V> Extend<(K, V)> for VecMap<K, V> {
     fn extend<I: IntoIterator<Item = (K, V)>>(&mut self, iter: I) {
         for (k, v) in iter {
             self.insert(k, v);
@@ -211,7 +222,7 @@ impl<K: Ord, V> Extend<(K, V)> for SmallMap<K, V> {
     }
 }
 
-impl<K, V> IntoIterator for SmallMap<K, V> {
+impl<K, V> IntoIterator for VecMap<K, V> {
     type Item = (K, V);
     type IntoIter = alloc::vec::IntoIter<(K, V)>;
     fn into_iter(self) -> Self::IntoIter {
@@ -219,7 +230,7 @@ impl<K, V> IntoIterator for SmallMap<K, V> {
     }
 }
 
-impl<'a, K, V> IntoIterator for &'a SmallMap<K, V> {
+impl<'a, K, V> IntoIterator for &'a VecMap<K, V> {
     type Item = (&'a K, &'a V);
     type IntoIter = Iter<'a, K, V>;
     fn into_iter(self) -> Self::IntoIter {
@@ -227,7 +238,7 @@ impl<'a, K, V> IntoIterator for &'a SmallMap<K, V> {
     }
 }
 
-impl<'a, K, V> IntoIterator for &'a mut SmallMap<K, V> {
+impl<'a, K, V> IntoIterator for &'a mut VecMap<K, V> {
     type Item = (&'a K, &'a mut V);
     type IntoIter = IterMut<'a, K, V>;
     fn into_iter(self) -> Self::IntoIter {
@@ -235,13 +246,13 @@ impl<'a, K, V> IntoIterator for &'a mut SmallMap<K, V> {
     }
 }
 
-impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for SmallMap<K, V> {
+impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for VecMap<K, V> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map().entries(self.iter()).finish()
     }
 }
 
-impl<K: Hash, V: Hash> Hash for SmallMap<K, V> {
+impl<K: Hash, V: Hash> Hash for VecMap<K, V> {
     /// As `BTreeMap`'s: the length, then each `(k, v)`.
     fn hash<H: Hasher>(&self, state: &mut H) {
         state.write_usize(self.items.len());
@@ -251,16 +262,16 @@ impl<K: Hash, V: Hash> Hash for SmallMap<K, V> {
     }
 }
 
-impl<K: Serialize, V: Serialize> Serialize for SmallMap<K, V> {
+impl<K: Serialize, V: Serialize> Serialize for VecMap<K, V> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_map(self.iter())
     }
 }
 
-impl<T> SmallSet<T> {
+impl<T> VecSet<T> {
     /// An empty set.
     pub const fn new() -> Self {
-        SmallSet { items: Vec::new() }
+        VecSet { items: Vec::new() }
     }
 
     /// Number of values.
@@ -299,7 +310,7 @@ impl<T> SmallSet<T> {
     }
 }
 
-impl<T: Ord> SmallSet<T> {
+impl<T: Ord> VecSet<T> {
     /// Whether `t` is in the set.
     pub fn contains(&self, t: &T) -> bool {
         self.items.binary_search(t).is_ok()
@@ -328,42 +339,42 @@ impl<T: Ord> SmallSet<T> {
     }
 
     /// The values of `self` not in `other`, in order.
-    pub fn difference<'a>(&'a self, other: &'a SmallSet<T>) -> impl Iterator<Item = &'a T> + Clone {
+    pub fn difference<'a>(&'a self, other: &'a VecSet<T>) -> impl Iterator<Item = &'a T> + Clone {
         self.items.iter().filter(move |t| !other.contains(t))
     }
 
     /// The values in both, in order.
-    pub fn intersection<'a>(&'a self, other: &'a SmallSet<T>) -> impl Iterator<Item = &'a T> + Clone {
+    pub fn intersection<'a>(&'a self, other: &'a VecSet<T>) -> impl Iterator<Item = &'a T> + Clone {
         self.items.iter().filter(move |t| other.contains(t))
     }
 
     /// Whether every value of `self` is in `other`.
-    pub fn is_subset(&self, other: &SmallSet<T>) -> bool {
+    pub fn is_subset(&self, other: &VecSet<T>) -> bool {
         self.items.iter().all(|t| other.contains(t))
     }
 }
 
-impl<T> Default for SmallSet<T> {
+impl<T> Default for VecSet<T> {
     fn default() -> Self {
-        SmallSet::new()
+        VecSet::new()
     }
 }
 
-impl<T: Ord> FromIterator<T> for SmallSet<T> {
+impl<T: Ord> FromIterator<T> for VecSet<T> {
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
-        let mut s = SmallSet::new();
+        let mut s = VecSet::new();
         s.extend(iter);
         s
     }
 }
 
-impl<T: Ord> FromUnsorted<T> for SmallSet<T> {
+impl<T: Ord> FromUnsorted<T> for VecSet<T> {
     fn from_unsorted(items: impl Iterator<Item = T>) -> Self {
         items.collect()
     }
 }
 
-impl<T: Ord> Extend<T> for SmallSet<T> {
+impl<T: Ord> Extend<T> for VecSet<T> {
     fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
         for t in iter {
             self.insert(t);
@@ -371,7 +382,7 @@ impl<T: Ord> Extend<T> for SmallSet<T> {
     }
 }
 
-impl<T> IntoIterator for SmallSet<T> {
+impl<T> IntoIterator for VecSet<T> {
     type Item = T;
     type IntoIter = alloc::vec::IntoIter<T>;
     fn into_iter(self) -> Self::IntoIter {
@@ -379,7 +390,7 @@ impl<T> IntoIterator for SmallSet<T> {
     }
 }
 
-impl<'a, T> IntoIterator for &'a SmallSet<T> {
+impl<'a, T> IntoIterator for &'a VecSet<T> {
     type Item = &'a T;
     type IntoIter = core::slice::Iter<'a, T>;
     fn into_iter(self) -> Self::IntoIter {
@@ -387,13 +398,13 @@ impl<'a, T> IntoIterator for &'a SmallSet<T> {
     }
 }
 
-impl<T: fmt::Debug> fmt::Debug for SmallSet<T> {
+impl<T: fmt::Debug> fmt::Debug for VecSet<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_set().entries(self.items.iter()).finish()
     }
 }
 
-impl<T: Hash> Hash for SmallSet<T> {
+impl<T: Hash> Hash for VecSet<T> {
     /// As `BTreeSet`'s: the length, then each value.
     fn hash<H: Hasher>(&self, state: &mut H) {
         state.write_usize(self.items.len());
@@ -403,7 +414,7 @@ impl<T: Hash> Hash for SmallSet<T> {
     }
 }
 
-impl<T: Serialize> Serialize for SmallSet<T> {
+impl<T: Serialize> Serialize for VecSet<T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(self.items.iter())
     }
@@ -435,9 +446,9 @@ mod tests {
     }
 
     #[test]
-    fn a_small_map_behaves_like_a_btreemap() {
+    fn a_vec_map_behaves_like_a_btreemap() {
         let mut rng = Rng::new(3);
-        let mut ours: SmallMap<i32, u64> = SmallMap::new();
+        let mut ours: VecMap<i32, u64> = VecMap::new();
         let mut theirs: BTreeMap<i32, u64> = BTreeMap::new();
         for round in 0..3000u64 {
             let k = rng.up_to(11) as i32 - 2;
@@ -470,7 +481,7 @@ mod tests {
             assert_eq!(format!("{ours:?}"), format!("{theirs:?}"));
             assert_eq!(hash_of(&ours), hash_of(&theirs));
         }
-        let collected: SmallMap<i32, u64> = [(3, 1), (1, 2), (3, 4)].into_iter().collect();
+        let collected: VecMap<i32, u64> = [(3, 1), (1, 2), (3, 4)].into_iter().collect();
         let expected: BTreeMap<i32, u64> = [(3, 1), (1, 2), (3, 4)].into_iter().collect();
         assert!(collected.iter().eq(expected.iter()));
     }
@@ -478,9 +489,9 @@ mod tests {
     #[test]
     fn a_small_set_behaves_like_a_btreeset() {
         let mut rng = Rng::new(5);
-        let mut ours: SmallSet<u32> = SmallSet::new();
+        let mut ours: VecSet<u32> = VecSet::new();
         let mut theirs: BTreeSet<u32> = BTreeSet::new();
-        let other: SmallSet<u32> = [1, 3, 5, 7].into_iter().collect();
+        let other: VecSet<u32> = [1, 3, 5, 7].into_iter().collect();
         let other_b: BTreeSet<u32> = [1, 3, 5, 7].into_iter().collect();
         for _ in 0..2000 {
             let t = rng.up_to(9) as u32;
