@@ -8,7 +8,6 @@ use crate::ids::{fmt_ids, BrokerId, TopicPartition, NO_LEADER};
 use crate::sorted::CollectOrdered;
 use crate::vec_map::{VecMap, VecSet};
 use crate::zookeeper::{DataTree, LeaderIsr, ZData};
-use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -207,7 +206,7 @@ struct LeaderlessEntry {
 /// remakes only their alerts (all of them when a broker (un)registers).
 #[derive(Clone, Debug, Default)]
 struct Leaderless {
-    entries: BTreeMap<ByStatePath, LeaderlessEntry>,
+    entries: VecMap<ByStatePath, LeaderlessEntry>,
     /// The registered brokers the alerts were made with.
     registered: VecSet<BrokerId>,
     /// The tree may have changed `/brokers/ids` since `registered` was read.
@@ -218,7 +217,7 @@ struct Leaderless {
 
 impl Leaderless {
     /// Every leader -1 partition of the tree, from scratch (alerts not made yet).
-    fn scan(zk: &DataTree) -> BTreeMap<ByStatePath, LeaderlessEntry> {
+    fn scan(zk: &DataTree) -> VecMap<ByStatePath, LeaderlessEntry> {
         zk.nodes()
             .filter_map(|(path, n)| match &n.data {
                 ZData::PartitionState { state } if state.leader == NO_LEADER => Some((path, state)),
@@ -243,14 +242,14 @@ impl Leaderless {
                     n += 1;
                     let key = ByStatePath(tp.clone());
                     match paths.state(zk, tp) {
-                        Some(s) if s.leader == NO_LEADER => match self.entries.entry(key) {
-                            alloc::collections::btree_map::Entry::Vacant(v) => {
-                                v.insert(LeaderlessEntry { isr: s.isr.clone(), alert: None, dirty: true });
+                        Some(s) if s.leader == NO_LEADER => match self.entries.get_mut(&key) {
+                            None => {
+                                self.entries
+                                    .insert(key, LeaderlessEntry { isr: s.isr.clone(), alert: None, dirty: true });
                                 dirty = true;
                             }
-                            alloc::collections::btree_map::Entry::Occupied(mut o) => {
-                                if o.get().isr != s.isr {
-                                    let e = o.get_mut();
+                            Some(e) => {
+                                if e.isr != s.isr {
                                     e.isr.clone_from(&s.isr);
                                     e.dirty = true;
                                     dirty = true;

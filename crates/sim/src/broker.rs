@@ -19,7 +19,6 @@ use crate::sorted::CollectOrdered;
 use crate::vec_map::{VecMap, VecSet};
 use crate::zk_client::{ConnState, Purpose, ZkClient};
 use crate::zookeeper::{LeaderIsr, SessionId, WatchEvent, WatchEventType, ZData, ZkError, ZkOp, ZkResult};
-use alloc::collections::BTreeSet;
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -136,7 +135,7 @@ pub struct Broker {
     /// Metadata cache.
     pub metadata: MetadataCache,
     /// `__consumer_offsets` partitions whose groups this broker coordinates.
-    pub owned_offsets_partitions: BTreeSet<u32>,
+    pub owned_offsets_partitions: VecSet<u32>,
     /// An ISR check (`replica.lag.time.max.ms`) is scheduled.
     pub isr_check_pending: bool,
     /// Virtual time of the input being handled (set by the world before each call).
@@ -175,7 +174,7 @@ impl Broker {
             partitions: Rc::default(),
             partitions_stamp: Stamp::default(),
             metadata: MetadataCache::default(),
-            owned_offsets_partitions: BTreeSet::new(),
+            owned_offsets_partitions: VecSet::new(),
             isr_check_pending: false,
             now_ms: 0,
             started_ms: 0,

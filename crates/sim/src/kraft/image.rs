@@ -8,7 +8,6 @@ use crate::ids::BrokerId;
 use crate::message::PartitionStateInfo;
 use crate::scenario::OFFSETS_TOPIC;
 use crate::sorted::CollectOrdered;
-use alloc::collections::BTreeSet;
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -54,7 +53,7 @@ fn publish_in_place(img: &Image, br: &mut Broker) {
     let me = br.id;
     let mut moved = false;
     let mut local = 0;
-    let mut owned = BTreeSet::new();
+    let mut owned = crate::vec_map::VecSet::new();
     for ((tp, p), (_, cached)) in img.partitions.iter().zip(br.metadata.partitions.iter_mut()) {
         if !p.says(cached) {
             *cached = Rc::new(p.info(tp));
