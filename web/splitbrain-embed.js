@@ -5,9 +5,12 @@
 //
 // The stylesheet next to this file is added to the page if it is not there yet. Options are the
 // div's data-* attributes (see docs.html); they are parsed, never inserted as HTML.
-// The widget's own wasm: the app without the full playground's chrome (lighter than splitbrain-app.js).
-import init, { mount } from "./splitbrain-widget.js";
-
+//
+// A div that holds a snapshot (its picture rendered at build time by `prerender --embeds`, see
+// crates/app/src/bin/prerender.rs) is already drawn: the widget's wasm is fetched only when such
+// a div comes within a screen of the viewport, or is focused or touched, so a reader who never
+// scrolls to it never downloads it. Without snapshots, or without IntersectionObserver, the wasm
+// is fetched at once.
 const css = new URL("./style.css", import.meta.url).href;
 if (![...document.querySelectorAll('link[rel="stylesheet"]')].some((l) => l.href === css)) {
   const link = document.createElement("link");
@@ -17,15 +20,51 @@ if (![...document.querySelectorAll('link[rel="stylesheet"]')].some((l) => l.href
 }
 
 const divs = [...document.querySelectorAll("[data-splitbrain]")];
-try {
-  await init({ module_or_path: new URL("./splitbrain-widget_bg.wasm", import.meta.url) });
-  for (const el of divs) {
+let started = null;
+
+// The widget's own wasm: the app without the full playground's chrome (lighter than splitbrain-app.js).
+function start() {
+  started ??= (async () => {
     try {
-      mount(el, undefined);
+      const { default: init, mount } = await import("./splitbrain-widget.js");
+      await init({ module_or_path: new URL("./splitbrain-widget_bg.wasm", import.meta.url) });
+      for (const el of divs) {
+        try {
+          mount(el, undefined);
+        } catch (e) {
+          el.textContent = "This splitbrain widget could not start: " + e;
+        }
+      }
     } catch (e) {
-      el.textContent = "This splitbrain widget could not start: " + e;
+      // A snapshot already drawn stays, with the reason above it.
+      for (const el of divs) {
+        const note = document.createElement("p");
+        note.className = "embed-loading";
+        note.dataset.testid = "load-failed";
+        note.textContent = "The splitbrain simulation could not be loaded: " + e;
+        if (el.querySelector(':scope > [data-testid="snapshot"]')) el.prepend(note);
+        else el.replaceChildren(note);
+      }
     }
+  })();
+  return started;
+}
+
+const drawn = divs.filter((el) => el.querySelector(':scope > [data-testid="snapshot"]'));
+if (divs.length > 0 && drawn.length === divs.length && "IntersectionObserver" in window) {
+  const seen = new IntersectionObserver(
+    (entries) => {
+      if (entries.some((e) => e.isIntersecting)) {
+        seen.disconnect();
+        start();
+      }
+    },
+    { rootMargin: "100% 0px" },
+  );
+  for (const el of divs) {
+    seen.observe(el);
+    for (const ev of ["pointerdown", "focusin"]) el.addEventListener(ev, start, { once: true });
   }
-} catch (e) {
-  for (const el of divs) el.textContent = "The splitbrain simulation could not be loaded: " + e;
+} else if (divs.length > 0) {
+  start();
 }

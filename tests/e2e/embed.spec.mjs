@@ -22,6 +22,32 @@ export async function run({ page, baseUrl, screenshot, assert }) {
     // after broker 2 bumped /controller_epoch; the story says the fence refuses the write.
     ['moment-fenced', 263, 711, /refuses the write of __consumer_offsets-3 with BADVERSION/],
   ];
+  // Before the wasm: each iframe names the snapshot page rendered at build time (prerender
+  // --embeds), and embed.html draws it from that page alone. Here the widget's wasm is refused:
+  // the picture stays, with a note.
+  const bare = await page.context().newPage();
+  const bareFetches = [];
+  bare.on('request', (r) => bareFetches.push(new URL(r.url()).pathname.split('/').pop()));
+  await bare.route(/splitbrain-widget_bg\.wasm$/, (route) => route.abort());
+  await bare.goto(baseUrl + 'blog-sample.html', { waitUntil: 'load' });
+  for (const [id, step, , caption] of moments) {
+    const handle = await bare.$(`iframe[data-testid=${id}]`);
+    assert.match(await handle.getAttribute('src'), /&snapshot=[0-9a-f]{16}$/, `${id} names its snapshot`);
+    await handle.scrollIntoViewIfNeeded();
+    const frame = await handle.contentFrame();
+    const snap = '#widget > [data-testid=snapshot]';
+    await frame.waitForSelector(`${snap} svg.graph [data-node=b1]`, { timeout: 10_000 });
+    assert.equal(await frame.getAttribute(snap, 'inert'), '', `${id}: the snapshot takes no clicks or focus`);
+    assert.match(await frame.textContent(`${snap} .story`), new RegExp(`Step ${step}`), `${id} snapshot at step ${step}`);
+    assert.match(await frame.textContent(`${snap} .story`), caption, `${id} snapshot caption`);
+    // The wasm was refused: the picture stays, and says why it does not move.
+    await frame.waitForSelector('#widget > [data-testid=load-failed]', { timeout: 10_000 });
+    assert.match(await frame.textContent('[data-testid=load-failed]'), /could not be loaded/);
+    assert.ok(await frame.isVisible(`${snap} svg.graph`), `${id}: the snapshot stays when the wasm fails`);
+  }
+  assert.ok(bareFetches.some((f) => /^[0-9a-f]{16}\.html$/.test(f)), `snapshot pages fetched: ${bareFetches}`);
+  await bare.close();
+
   for (const [id, step, total, caption] of moments) {
     const handle = await page.$(`iframe[data-testid=${id}]`);
     await handle.scrollIntoViewIfNeeded();
@@ -57,9 +83,29 @@ export async function run({ page, baseUrl, screenshot, assert }) {
   assert.ok(await full.isVisible('[data-testid=export-bar]'), 'the full playground, not the widget');
   await full.close();
 
-  // The docs page: an iframe and a div mounted by splitbrain-embed.js.
+  // The docs page: an iframe and two divs mounted by splitbrain-embed.js. The divs hold snapshots
+  // rendered at build time (prerender --embeds): drawn with no script, and the widget's wasm is
+  // fetched (by this page, not by the iframe) only when a div comes within a screen of the view.
+  const widgetFetches = [];
+  page.on('request', (r) => {
+    if (r.frame() === page.mainFrame() && /splitbrain-widget/.test(r.url())) widgetFetches.push(r.url());
+  });
+  await page.setViewportSize({ width: 1280, height: 400 });
   await page.goto(baseUrl + 'docs.html', { waitUntil: 'load' });
+  const snap = '[data-testid=docs-div] > [data-testid=snapshot]';
+  await page.waitForSelector(`${snap} svg.graph [data-node=b1]`, { timeout: 10_000 });
+  assert.equal(await page.getAttribute(snap, 'inert'), '', 'the snapshot takes no clicks or focus');
+  assert.match(await page.textContent(`${snap} .story`), /Step 463/, 'the snapshot is the moment the options ask for');
+  assert.match(await page.textContent(`[data-testid=docs-div-2] > [data-testid=snapshot] .embed-title`), /controller-moved/);
+  const top = await page.$eval('[data-testid=docs-div]', (el) => el.getBoundingClientRect().top);
+  assert.ok(top > 2 * 400 + 100, `the first div starts below two screens (${top}px), so it is not near the view`);
+  await page.waitForTimeout(1000);
+  assert.deepEqual(widgetFetches, [], 'no widget wasm while the snapshots are out of view');
+  await page.locator('[data-testid=docs-div]').scrollIntoViewIfNeeded();
   await page.waitForSelector('[data-testid=docs-div] [data-testid=app-root] svg.graph [data-node=b1]', { timeout: 30_000 });
+  assert.ok(widgetFetches.some((u) => u.endsWith('.wasm')), `the wasm came when the div came into view: ${widgetFetches}`);
+  assert.equal(await page.locator('[data-testid=snapshot]').count(), 0, 'the live widgets replaced both snapshots');
+  await page.setViewportSize({ width: 1280, height: 800 });
   assert.match(await page.textContent('[data-testid=docs-div] [data-testid=step-info]'), /^step 463 \//);
   assert.equal(await page.locator('[data-testid=docs-div] [data-testid=notice]').count(), 0, 'no message about options');
   assert.ok(await page.isVisible('[data-testid=docs-div] [data-testid=controller-diff]'), 'controller panel shown');

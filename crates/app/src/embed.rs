@@ -166,8 +166,9 @@ impl EmbedOptions {
                         o.problems.push(format!("playground URL '{}' is not an http(s) or relative URL", clip(v)));
                     }
                 }
-                // The marker attribute of a mounted div, test ids and cache-busting parameters.
-                "splitbrain" | "testid" | "v" | "" => {}
+                // The marker attribute of a mounted div, test ids, cache-busting parameters and an
+                // iframe's build-time snapshot (embed.html draws it; bin/prerender.rs).
+                "splitbrain" | "testid" | "v" | "snapshot" | "" => {}
                 _ => o.problems.push(format!("unknown option '{}'", clip(k))),
             }
         }
