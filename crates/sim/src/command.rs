@@ -47,7 +47,14 @@ impl Direction {
 }
 
 /// A fault or user action. Scenario scripts and the UI speak the same language.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
+///
+/// In JSON an object tagged by `op`: `{"op":"cut","a":"b1","b":"zk","dir":"requests"}`. It is read
+/// by one visitor over the object's fields ([`Command`]'s `Deserialize` below), not by serde's
+/// internally tagged enum code, which buffers the object and is instantiated per variant (about
+/// 19 KB of wasm); the messages are serde's own (`missing field`, `unknown variant`, `duplicate
+/// field`). Unknown fields are ignored, as before; a known field that this command does not take
+/// (`dir` on an `isolate`) is ignored too, but must now hold a valid value.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Hash)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Command {
     /// Cut the link between `a` and `b`: messages on it are dropped.
@@ -108,6 +115,96 @@ pub enum Command {
         /// One-way latency in ms.
         ms: u64,
     },
+}
+
+/// A command's `op`.
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Op {
+    Cut,
+    Heal,
+    Isolate,
+    Rejoin,
+    Crash,
+    Restart,
+    RestartConsumer,
+    DeleteController,
+    SetLatency,
+}
+
+/// The fields any command has.
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "snake_case")]
+enum Field {
+    Op,
+    A,
+    B,
+    Dir,
+    Node,
+    Ms,
+    #[serde(other)]
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Command {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(CommandVisitor)
+    }
+}
+
+struct CommandVisitor;
+
+impl<'de> serde::de::Visitor<'de> for CommandVisitor {
+    type Value = Command;
+
+    fn expecting(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
+        f.write_str("a command: an object with an \"op\"")
+    }
+
+    fn visit_map<M: serde::de::MapAccess<'de>>(self, mut m: M) -> Result<Command, M::Error> {
+        use serde::de::Error;
+        fn put<'de, T: Deserialize<'de>, M: serde::de::MapAccess<'de>>(
+            slot: &mut Option<T>,
+            name: &'static str,
+            m: &mut M,
+        ) -> Result<(), M::Error> {
+            if slot.is_some() {
+                return Err(M::Error::duplicate_field(name));
+            }
+            *slot = Some(m.next_value()?);
+            Ok(())
+        }
+        let (mut op, mut a, mut b, mut dir, mut node, mut ms) = (None, None, None, None, None, None);
+        while let Some(k) = m.next_key::<Field>()? {
+            match k {
+                Field::Op => put(&mut op, "op", &mut m)?,
+                Field::A => put(&mut a, "a", &mut m)?,
+                Field::B => put(&mut b, "b", &mut m)?,
+                Field::Dir => put(&mut dir, "dir", &mut m)?,
+                Field::Node => put(&mut node, "node", &mut m)?,
+                Field::Ms => put(&mut ms, "ms", &mut m)?,
+                Field::Other => {
+                    m.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        fn need<T, E: Error>(v: Option<T>, name: &'static str) -> Result<T, E> {
+            v.ok_or_else(|| E::missing_field(name))
+        }
+        let op = need(op, "op")?;
+        let dir: Direction = dir.unwrap_or_default();
+        Ok(match op {
+            Op::Cut => Command::Cut { a: need(a, "a")?, b: need(b, "b")?, dir },
+            Op::Heal => Command::Heal { a: need(a, "a")?, b: need(b, "b")?, dir },
+            Op::Isolate => Command::Isolate { node: need(node, "node")? },
+            Op::Rejoin => Command::Rejoin { node: need(node, "node")? },
+            Op::Crash => Command::Crash { node: need(node, "node")? },
+            Op::Restart => Command::Restart { node: need(node, "node")? },
+            Op::RestartConsumer => Command::RestartConsumer { node: need(node, "node")? },
+            Op::DeleteController => Command::DeleteController,
+            Op::SetLatency => Command::SetLatency { a: need(a, "a")?, b: need(b, "b")?, ms: need(ms, "ms")? },
+        })
+    }
 }
 
 impl Command {
@@ -211,5 +308,58 @@ impl core::fmt::Display for CommandError {
             CommandError::UnknownNode(n) => write!(f, "unknown node {n}"),
             CommandError::Invalid(m) => f.write_str(m),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::NodeId;
+    use alloc::string::ToString;
+
+    fn parse(json: &str) -> Result<Command, String> {
+        serde_json::from_str(json).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn every_command_reads_back_what_it_writes() {
+        let (b1, zk) = (NodeId::Broker(1), NodeId::Zk(0));
+        let all = [
+            Command::Cut { a: b1, b: zk, dir: Direction::Requests },
+            Command::Heal { a: zk, b: b1, dir: Direction::BToA },
+            Command::Isolate { node: b1 },
+            Command::Rejoin { node: b1 },
+            Command::Crash { node: b1 },
+            Command::Restart { node: b1 },
+            Command::RestartConsumer { node: NodeId::Client(1) },
+            Command::DeleteController,
+            Command::SetLatency { a: b1, b: zk, ms: 250 },
+        ];
+        for c in all {
+            let json = serde_json::to_string(&c).unwrap();
+            assert_eq!(parse(&json), Ok(c.clone()), "{json}");
+        }
+    }
+
+    #[test]
+    fn fields_in_any_order_dir_defaults_unknown_fields_ignored() {
+        assert_eq!(
+            parse(r#"{"b":"zk","x":[1,{"y":2}],"a":"b1","op":"cut"}"#),
+            Ok(Command::Cut { a: NodeId::Broker(1), b: NodeId::Zk(0), dir: Direction::Both })
+        );
+        assert_eq!(parse(r#"{"op":"delete_controller","node":"b1"}"#), Ok(Command::DeleteController));
+    }
+
+    #[test]
+    fn bad_commands_get_serdes_messages() {
+        let err = |json: &str| parse(json).unwrap_err();
+        assert!(err(r#"{"op":"isolate"}"#).starts_with("missing field `node`"), "{}", err(r#"{"op":"isolate"}"#));
+        assert!(err(r#"{"node":"b1"}"#).starts_with("missing field `op`"));
+        assert!(err(r#"{"op":"set_latency","a":"b1","b":"zk"}"#).starts_with("missing field `ms`"));
+        assert!(err(r#"{"op":"explode","node":"b1"}"#).starts_with("unknown variant `explode`"));
+        assert!(err(r#"{"op":"crash","node":"b1","node":"b2"}"#).starts_with("duplicate field `node`"));
+        assert!(err(r#"{"op":"cut","a":"b1","b":"zk","dir":"sideways"}"#).starts_with("unknown variant `sideways`"));
+        assert!(err(r#"["cut"]"#).contains("a command: an object"), "{}", err(r#"["cut"]"#));
+        assert!(err(r#"{"op":"crash"}"#).contains("line 1 column"), "positions are kept: {}", err(r#"{"op":"crash"}"#));
     }
 }
