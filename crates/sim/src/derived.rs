@@ -35,7 +35,7 @@ impl<T> DerefMut for Derived<T> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// FNV-1a over what is hashed.
@@ -52,7 +52,8 @@ mod tests {
         }
     }
 
-    fn hash(x: &impl Hash) -> u64 {
+    /// FNV-1a of what `x` hashes: enough to compare two write sequences (also vec_map's tests).
+    pub(crate) fn hash(x: &impl Hash) -> u64 {
         let mut h = Fnv(0xCBF2_9CE4_8422_2325);
         x.hash(&mut h);
         h.finish()

@@ -427,23 +427,7 @@ mod tests {
     use alloc::collections::{BTreeMap, BTreeSet};
     use alloc::format;
 
-    fn hash_of(h: &impl Hash) -> u64 {
-        // FNV-1a over what the value writes: enough to compare two write sequences.
-        struct Fnv(u64);
-        impl Hasher for Fnv {
-            fn finish(&self) -> u64 {
-                self.0
-            }
-            fn write(&mut self, bytes: &[u8]) {
-                for b in bytes {
-                    self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3);
-                }
-            }
-        }
-        let mut f = Fnv(0xcbf2_9ce4_8422_2325);
-        h.hash(&mut f);
-        f.finish()
-    }
+    use crate::derived::tests::hash as hash_of;
 
     #[test]
     fn a_vec_map_behaves_like_a_btreemap() {
