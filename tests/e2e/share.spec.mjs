@@ -55,6 +55,22 @@ export async function run({ page, context, baseUrl, screenshot, assert }) {
   assert.match(await page.textContent('[data-testid=share-status]'), /copied|Ctrl\+C/);
   await screenshot('1-copied');
 
+  // "Copy embed code": an <iframe> of embed.html beside the page, carrying the same run and step.
+  await page.click('[data-testid=copy-embed]');
+  const code = await page.inputValue('[data-testid=embed-code]');
+  const m = /^<iframe class="splitbrain" title="splitbrain: seed-incident at step 62" src="([^"]+)" style="[^"]+" loading="lazy"><\/iframe>$/.exec(code);
+  assert.ok(m, `embed code: ${code}`);
+  const src = m[1].replaceAll('&amp;', '&');
+  assert.equal(src, `${new URL('embed.html', baseUrl).href}?link=${url.split('#')[1]}&panels=story`);
+  assert.match(await page.textContent('[data-testid=share-status]'), /Embed code copied|Ctrl\+C/);
+  const widget = await page.context().newPage();
+  await widget.goto(src, { waitUntil: 'load' });
+  await widget.waitForSelector('[data-testid=app-root] svg.graph [data-node=b1]', { timeout: 30_000 });
+  assert.match(await widget.textContent('[data-testid=step-info]'), /^step 62 \//, 'the embed opens at the same step');
+  assert.equal(await widget.getAttribute('svg.graph [data-link="zk1-b2"]', 'data-state'), 'cut', 'with the same cuts');
+  assert.equal(await widget.locator('[data-testid=notice]').count(), 0, 'no message about options');
+  await widget.close();
+
   const fresh = await context.browser().newContext({ viewport: { width: 1280, height: 800 } });
   const p2 = await fresh.newPage();
   const errors = [];

@@ -217,6 +217,29 @@ impl EmbedOptions {
     }
 }
 
+/// The `<iframe>` that embeds the run of the permalink `fragment` (scenario, behaviour, seed,
+/// faults, side-by-side and step, as "Copy link" makes it) with its story, for the playground at
+/// `page_url`: `embed.html` in the same directory, `link=` the fragment. `title` is escaped.
+pub fn iframe_snippet(page_url: &str, fragment: &str, title: &str) -> String {
+    let page = page_url.split(['#', '?']).next().unwrap_or_default();
+    let dir = page.rfind('/').map(|i| &page[..=i]).unwrap_or_default();
+    let mut t = String::with_capacity(title.len());
+    for c in title.chars() {
+        match c {
+            '&' => t.push_str("&amp;"),
+            '<' => t.push_str("&lt;"),
+            '>' => t.push_str("&gt;"),
+            '"' => t.push_str("&quot;"),
+            '\'' => t.push_str("&#39;"),
+            c => t.push(c),
+        }
+    }
+    format!(
+        "<iframe class=\"splitbrain\" title=\"{t}\" src=\"{dir}embed.html?link={fragment}&amp;panels=story\" \
+         style=\"width:100%;height:640px;border:0\" loading=\"lazy\"></iframe>"
+    )
+}
+
 /// Posts the widget's height again whenever its size changes (a panel opens, the iframe gets
 /// narrower and the text wraps): a render alone does not see every change. The observer lives as
 /// long as the page.
@@ -249,6 +272,19 @@ mod tests {
     use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn an_iframe_snippet_names_embed_html_beside_the_page() {
+        let s = iframe_snippet("https://h.example/sb/index.html?x=1#v2.old", "v2.AbC-_", "a \"b\" <c> & 'd'");
+        assert_eq!(
+            s,
+            "<iframe class=\"splitbrain\" title=\"a &quot;b&quot; &lt;c&gt; &amp; &#39;d&#39;\" \
+             src=\"https://h.example/sb/embed.html?link=v2.AbC-_&amp;panels=story\" \
+             style=\"width:100%;height:640px;border:0\" loading=\"lazy\"></iframe>"
+        );
+        assert!(iframe_snippet("http://127.0.0.1:8080/", "v2.x", "t")
+            .contains("src=\"http://127.0.0.1:8080/embed.html?link=v2.x&amp;"));
+    }
 
     #[test]
     fn parses_every_option_and_reports_bad_ones() {
