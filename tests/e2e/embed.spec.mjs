@@ -27,7 +27,14 @@ export async function run({ page, baseUrl, screenshot, assert }) {
   // the picture stays, with a note.
   const bare = await page.context().newPage();
   const bareFetches = [];
-  bare.on('request', (r) => bareFetches.push(new URL(r.url()).pathname.split('/').pop()));
+  const perFrame = new Map();
+  const note = (r, name) => perFrame.set(r.frame(), [...(perFrame.get(r.frame()) || []), name]);
+  bare.on('request', (r) => {
+    const name = new URL(r.url()).pathname.split('/').pop();
+    bareFetches.push(name);
+    note(r, name);
+  });
+  bare.on('requestfinished', (r) => note(r, 'done:' + new URL(r.url()).pathname.split('/').pop()));
   await bare.route(/splitbrain-widget_bg\.wasm$/, (route) => route.abort());
   await bare.goto(baseUrl + 'blog-sample.html', { waitUntil: 'load' });
   for (const [id, step, , caption] of moments) {
@@ -46,6 +53,15 @@ export async function run({ page, baseUrl, screenshot, assert }) {
     assert.ok(await frame.isVisible(`${snap} svg.graph`), `${id}: the snapshot stays when the wasm fails`);
   }
   assert.ok(bareFetches.some((f) => /^[0-9a-f]{16}\.html$/.test(f)), `snapshot pages fetched: ${bareFetches}`);
+  // In each iframe the picture has arrived before the widget's script is asked for: nothing
+  // shares the line with it.
+  const frames = [...perFrame.values()].filter((names) => names.includes('embed.html'));
+  assert.equal(frames.length, moments.length, 'one iframe per moment');
+  for (const names of frames) {
+    const snapDone = names.findIndex((f) => /^done:[0-9a-f]{16}\.html$/.test(f));
+    const jsAsked = names.indexOf('splitbrain-widget.js');
+    assert.ok(snapDone >= 0 && jsAsked > snapDone, `snapshot arrived before the widget's script was asked for: ${names}`);
+  }
   await bare.close();
 
   for (const [id, step, total, caption] of moments) {

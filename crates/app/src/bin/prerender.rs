@@ -12,7 +12,7 @@
 //!     fetches the widget's wasm only when such a div comes near the viewport;
 //!   - for every `<iframe src="…embed.html?…">` (a relative URL), a snapshot page
 //!     `snapshots/KEY.html` beside that `embed.html`, named in the iframe's URL
-//!     (`&snapshot=KEY`); embed.html draws it while the wasm loads.
+//!     (`&snapshot=KEY`); embed.html draws it, then fetches the wasm.
 //!
 //!   A div that is not empty, or an iframe that names a snapshot, is left alone, so running it
 //!   twice changes nothing. Trunk's hook runs it on `dist/docs.html` and
