@@ -137,8 +137,9 @@ mod embeds {
     /// with `&snapshot=KEY` added to every `<iframe src="…embed.html?…">` (a relative URL) that
     /// has none, its snapshot going to `snapshots/KEY.html` beside that `embed.html`. Options are
     /// a div's `data-*` attributes without the prefix, or the iframe URL's query, decoded, in the
-    /// order written (as `mount` reads them). KEY is a hash of the query, so the same moment
-    /// embedded twice shares one file.
+    /// order written (as `mount` reads them). KEY is the FNV-1a hash of the query as written, so
+    /// the same moment embedded twice shares one file, and embed.html, which hashes its own query
+    /// again, never draws a snapshot for options edited after it was made.
     pub fn fill(page: &str, mut snapshot: impl FnMut(&[(String, String)]) -> String) -> Filled {
         let mut out = Filled { html: String::with_capacity(page.len()), divs: 0, frames: Vec::new() };
         let mut rest = page;
@@ -210,11 +211,13 @@ mod embeds {
         }
     }
 
-    /// An iframe `src` that is a relative URL of `embed.html`: its directory (with the trailing
-    /// slash, or empty) and its query (without `?`, before any `#`).
+    /// An iframe `src` that is a relative URL of `embed.html` without a fragment: its directory
+    /// (with the trailing slash, or empty) and its query (without `?`).
     fn frame_src(src: &str) -> Option<(&str, &str)> {
-        let no_frag = src.split('#').next().unwrap_or_default();
-        let (path, query) = no_frag.split_once('?').unwrap_or((no_frag, ""));
+        if src.contains('#') {
+            return None; // the key goes at the query's end; a fragment there is left alone
+        }
+        let (path, query) = src.split_once('?').unwrap_or((src, ""));
         let dir = path.strip_suffix("embed.html")?;
         let relative = !path.contains(':') && !path.starts_with('/') && (dir.is_empty() || dir.ends_with('/'));
         (relative && !dir.split('/').any(|part| part == "..")).then_some((dir, query))
@@ -421,7 +424,7 @@ mod embeds {
         #[test]
         fn an_iframe_of_embed_html_names_its_snapshot_page() {
             let page = r#"<iframe title="t" src="embed.html?scenario=seed-incident&amp;step=32&amp;panels=story%2Ccontroller" loading="lazy"></iframe>
-<iframe src="w/embed.html"></iframe><iframe src="https://elsewhere/embed.html?step=1"></iframe><iframe src="../embed.html?step=1"></iframe><iframe src="other.html?step=1"></iframe>
+<iframe src="w/embed.html"></iframe><iframe src="https://elsewhere/embed.html?step=1"></iframe><iframe src="embed.html?step=1#x"></iframe><iframe src="../embed.html?step=1"></iframe><iframe src="other.html?step=1"></iframe>
 <iframe src='embed.html?scenario=seed-incident&amp;step=32&amp;panels=story%2Ccontroller'></iframe>"#;
             let f = fill(page, |o| format!("{o:?}"));
             let key = format!("{:016x}", fnv1a(b"scenario=seed-incident&step=32&panels=story%2Ccontroller"));
@@ -439,7 +442,7 @@ mod embeds {
                     ),
                     (format!("w/snapshots/{key_empty}.html"), "[]".to_string()),
                 ],
-                "one page per moment, beside its embed.html; other hosts, parents and pages are left alone"
+                "one page per moment, beside its embed.html; other hosts, parents, fragments and pages are left alone"
             );
             let want = page
                 .replacen("controller\" loading", &format!("controller&amp;snapshot={key}\" loading"), 1)
