@@ -9,8 +9,8 @@
 // A div that holds a snapshot (its picture rendered at build time by `prerender --embeds`, see
 // crates/app/src/bin/prerender.rs) is already drawn: the widget's wasm is fetched only when such
 // a div comes within a screen of the viewport, or is focused or touched, so a reader who never
-// scrolls to it never downloads it. Without snapshots, or without IntersectionObserver, the wasm
-// is fetched at once.
+// scrolls to it never downloads it. Without snapshots (or with one that no longer fits its div's
+// options), or without IntersectionObserver, the wasm is fetched at once.
 const css = new URL("./style.css", import.meta.url).href;
 if (![...document.querySelectorAll('link[rel="stylesheet"]')].some((l) => l.href === css)) {
   const link = document.createElement("link");
@@ -50,7 +50,21 @@ function start() {
   return started;
 }
 
-const drawn = divs.filter((el) => el.querySelector(':scope > [data-testid="snapshot"]'));
+// A snapshot counts only for the options it was made with: its data-key is the 64-bit FNV-1a hash
+// of the div's data-* attributes as `k=v` joined by `&`, in order (prerender's `div_key`). One
+// that no longer fits (an option edited afterwards) is removed and the widget loads at once.
+const fnv1a = (text) => {
+  let h = 0xcbf29ce484222325n;
+  for (const b of new TextEncoder().encode(text)) h = ((h ^ BigInt(b)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return h.toString(16).padStart(16, "0");
+};
+const optionsKey = (el) =>
+  fnv1a([...el.attributes].filter((a) => a.name.startsWith("data-")).map((a) => `${a.name.slice(5)}=${a.value}`).join("&"));
+const drawn = divs.filter((el) => {
+  const snap = el.querySelector(':scope > [data-testid="snapshot"]');
+  if (snap && snap.dataset.key !== optionsKey(el)) snap.remove();
+  return snap && snap.isConnected;
+});
 if (divs.length > 0 && drawn.length === divs.length && "IntersectionObserver" in window) {
   const seen = new IntersectionObserver(
     (entries) => {

@@ -128,6 +128,20 @@ export async function run({ page, baseUrl, screenshot, assert }) {
   await page.waitForSelector('[data-testid=docs-div] [data-testid=app-root] svg.graph [data-node=b1]', { timeout: 30_000 });
   assert.ok(widgetFetches.some((u) => u.endsWith('.wasm')), `the wasm came when the div came into view: ${widgetFetches}`);
   assert.equal(await page.locator('[data-testid=snapshot]').count(), 0, 'the live widgets replaced both snapshots');
+  // A div whose option was edited after its snapshot was made (step 464, the snapshot of 463): the
+  // snapshot's key no longer fits, so it is dropped and the widget loads at once, far from view.
+  const edited = await page.context().newPage();
+  await edited.setViewportSize({ width: 1280, height: 400 });
+  await edited.route(/docs\.html$/, async (route) => {
+    const body = await (await route.fetch()).text();
+    const changed = body.replace('data-testid="docs-div" data-scenario="seed-incident" data-step="463"', 'data-testid="docs-div" data-scenario="seed-incident" data-step="464"');
+    assert.notEqual(changed, body, 'the docs div is where the test expects it');
+    await route.fulfill({ body: changed, contentType: 'text/html' });
+  });
+  await edited.goto(baseUrl + 'docs.html', { waitUntil: 'load' });
+  await edited.waitForSelector('[data-testid=docs-div] [data-testid=app-root] svg.graph [data-node=b1]', { timeout: 30_000 });
+  assert.match(await edited.textContent('[data-testid=docs-div] [data-testid=step-info]'), /^step 464 \//);
+  await edited.close();
   await page.setViewportSize({ width: 1280, height: 800 });
   assert.match(await page.textContent('[data-testid=docs-div] [data-testid=step-info]'), /^step 463 \//);
   assert.equal(await page.locator('[data-testid=docs-div] [data-testid=notice]').count(), 0, 'no message about options');

@@ -28,10 +28,10 @@ fn main() {
         }
         for file in &args[1..] {
             let page = read(file);
-            let filled = embeds::fill(&page, |pairs| {
+            let filled = embeds::fill(&page, |pairs, key| {
                 let opts =
                     splitbrain_app::embed::EmbedOptions::parse(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-                marked(&render(Some(opts)), "snapshot")
+                marked(&render(Some(opts)), "snapshot", key)
             });
             let dir = std::path::Path::new(file).parent().unwrap_or(std::path::Path::new("."));
             for (path, html) in &filled.frames {
@@ -54,7 +54,7 @@ fn main() {
         return;
     }
     let arg = args.first().cloned().unwrap_or_else(|| "-".into());
-    let first = marked(&render(None), "first-paint");
+    let first = marked(&render(None), "first-paint", None);
     if arg == "-" {
         println!("{first}");
         return;
@@ -102,9 +102,10 @@ fn fail(msg: &str) -> ! {
 /// The rendered markup as a picture only: inert (its controls do nothing until the live page or
 /// widget replaces it, so they take no focus or clicks), busy for assistive technology, and
 /// without the live markup's `data-testid`s, so that nothing waiting for the live page mistakes
-/// it for it; wrapped in a div whose test id is `testid`.
+/// it for it; wrapped in a div whose test id is `testid` (and `data-key`, when given: what
+/// `splitbrain-embed.js` checks the div's options against).
 #[cfg(not(target_arch = "wasm32"))]
-fn marked(html: &str, testid: &str) -> String {
+fn marked(html: &str, testid: &str, key: Option<&str>) -> String {
     let mut out = String::with_capacity(html.len());
     let mut rest = html;
     while let Some(i) = rest.find(" data-testid=\"") {
@@ -116,7 +117,8 @@ fn marked(html: &str, testid: &str) -> String {
         };
     }
     out.push_str(rest);
-    format!("<div data-testid=\"{testid}\" inert aria-busy=\"true\">{out}</div>")
+    let key = key.map(|k| format!(" data-key=\"{k}\"")).unwrap_or_default();
+    format!("<div data-testid=\"{testid}\"{key} inert aria-busy=\"true\">{out}</div>")
 }
 
 /// Finding the widgets of an HTML page and their options.
@@ -140,7 +142,7 @@ mod embeds {
     /// order written (as `mount` reads them). KEY is the FNV-1a hash of the query as written, so
     /// the same moment embedded twice shares one file, and embed.html, which hashes its own query
     /// again, never draws a snapshot for options edited after it was made.
-    pub fn fill(page: &str, mut snapshot: impl FnMut(&[(String, String)]) -> String) -> Filled {
+    pub fn fill(page: &str, mut snapshot: impl FnMut(&[(String, String)], Option<&str>) -> String) -> Filled {
         let mut out = Filled { html: String::with_capacity(page.len()), divs: 0, frames: Vec::new() };
         let mut rest = page;
         while let Some(i) = next_tag(rest) {
@@ -165,7 +167,7 @@ mod embeds {
                         .into_iter()
                         .filter_map(|a| a.name.strip_prefix("data-").map(|k| (k.to_string(), a.value)))
                         .collect();
-                    out.html.push_str(&snapshot(&data));
+                    out.html.push_str(&snapshot(&data, Some(&div_key(&data))));
                     out.divs += 1;
                 }
                 continue;
@@ -193,7 +195,7 @@ mod embeds {
                     out.html.push_str(&tag[at..]);
                     let path = format!("{dir}snapshots/{key}.html");
                     if !out.frames.iter().any(|(p, _)| *p == path) {
-                        out.frames.push((path, snapshot(&pairs)));
+                        out.frames.push((path, snapshot(&pairs, None)));
                     }
                 }
                 None => out.html.push_str(tag),
@@ -201,6 +203,14 @@ mod embeds {
         }
         out.html.push_str(rest);
         out
+    }
+
+    /// A div's options as `splitbrain-embed.js` checks them: the FNV-1a hash of `k=v` pairs
+    /// joined by `&`, in attribute order (so an option edited after the snapshot was made shows
+    /// no snapshot).
+    pub fn div_key(data: &[(String, String)]) -> String {
+        let text: Vec<String> = data.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!("{:016x}", fnv1a(text.join("&").as_bytes()))
     }
 
     /// Where the next `<div` or `<iframe` starts.
@@ -379,7 +389,7 @@ mod embeds {
 
         fn options_seen(page: &str) -> Vec<Vec<(String, String)>> {
             let mut seen = Vec::new();
-            let _ = fill(page, |o| {
+            let _ = fill(page, |o, _| {
                 seen.push(o.to_vec());
                 "X".into()
             });
@@ -389,7 +399,7 @@ mod embeds {
         #[test]
         fn fills_only_empty_widget_divs_with_their_options() {
             let page = r#"<p>a</p><div class="x">keep</div><div data-splitbrain data-step="463" data-panels='story,controller' data-link="v1.a&amp;b"></div><div data-splitbrain data-step=5>done</div><divider data-splitbrain></div>"#;
-            let f = fill(page, |_| "SNAP".into());
+            let f = fill(page, |_, _| "SNAP".into());
             assert_eq!((f.divs, f.frames.len()), (1, 0));
             assert_eq!(
                 f.html,
@@ -397,9 +407,18 @@ mod embeds {
             );
             let want =
                 pairs(&[("splitbrain", ""), ("step", "463"), ("panels", "story,controller"), ("link", "v1.a&b")]);
-            assert_eq!(options_seen(page), vec![want]);
+            assert_eq!(options_seen(page), vec![want.clone()]);
+            // The key splitbrain-embed.js recomputes from the div's attributes, decoded, in order.
+            let mut keys = Vec::new();
+            let _ = fill(page, |_, key| {
+                keys.push(key.map(str::to_string));
+                String::new()
+            });
+            let key = format!("{:016x}", fnv1a(b"splitbrain=&step=463&panels=story,controller&link=v1.a&b"));
+            assert_eq!(keys, vec![Some(key.clone())]);
+            assert_eq!(div_key(&want), key);
             // Filled once, left alone the second time.
-            let again = fill(&f.html, |_| "SNAP".into());
+            let again = fill(&f.html, |_, _| "SNAP".into());
             assert_eq!((again.html, again.divs), (f.html.clone(), 0));
         }
 
@@ -417,7 +436,7 @@ mod embeds {
         #[test]
         fn an_unclosed_tag_is_copied_as_it_is() {
             let page = "<p>x</p><div data-splitbrain data-step=\"1";
-            let f = fill(page, |_| "SNAP".into());
+            let f = fill(page, |_, _| "SNAP".into());
             assert_eq!((f.html.as_str(), f.divs), (page, 0));
         }
 
@@ -426,7 +445,10 @@ mod embeds {
             let page = r#"<iframe title="t" src="embed.html?scenario=seed-incident&amp;step=32&amp;panels=story%2Ccontroller" loading="lazy"></iframe>
 <iframe src="w/embed.html"></iframe><iframe src="https://elsewhere/embed.html?step=1"></iframe><iframe src="embed.html?step=1#x"></iframe><iframe src="../embed.html?step=1"></iframe><iframe src="other.html?step=1"></iframe>
 <iframe src='embed.html?scenario=seed-incident&amp;step=32&amp;panels=story%2Ccontroller'></iframe>"#;
-            let f = fill(page, |o| format!("{o:?}"));
+            let f = fill(page, |o, key| {
+                assert_eq!(key, None, "an iframe's key is in its URL");
+                format!("{o:?}")
+            });
             let key = format!("{:016x}", fnv1a(b"scenario=seed-incident&step=32&panels=story%2Ccontroller"));
             let key_empty = format!("{:016x}", fnv1a(b""));
             assert_eq!(f.divs, 0);
@@ -449,7 +471,7 @@ mod embeds {
                 .replace("w/embed.html\"", &format!("w/embed.html?snapshot={key_empty}\""))
                 .replace("controller'>", &format!("controller&amp;snapshot={key}'>"));
             assert_eq!(f.html, want);
-            let again = fill(&f.html, |_| "SNAP".into());
+            let again = fill(&f.html, |_, _| "SNAP".into());
             assert_eq!((again.html, again.frames.len()), (f.html, 0), "an iframe that names a snapshot is left alone");
         }
     }
