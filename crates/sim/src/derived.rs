@@ -38,23 +38,9 @@ impl<T> DerefMut for Derived<T> {
 pub(crate) mod tests {
     use super::*;
 
-    /// FNV-1a over what is hashed.
-    struct Fnv(u64);
-
-    impl Hasher for Fnv {
-        fn finish(&self) -> u64 {
-            self.0
-        }
-        fn write(&mut self, bytes: &[u8]) {
-            for b in bytes {
-                self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01B3);
-            }
-        }
-    }
-
     /// FNV-1a of what `x` hashes: enough to compare two write sequences (also vec_map's tests).
     pub(crate) fn hash(x: &impl Hash) -> u64 {
-        let mut h = Fnv(0xCBF2_9CE4_8422_2325);
+        let mut h = crate::world::Fnv::default();
         x.hash(&mut h);
         h.finish()
     }

@@ -264,9 +264,13 @@ mod embeds {
         String::from_utf8_lossy(&out).into_owned()
     }
 
-    /// 64-bit FNV-1a: the snapshot file's name, stable across builds and machines.
+    /// 64-bit FNV-1a (the core's state-hash hasher): the snapshot file's name, stable across
+    /// builds and machines.
     fn fnv1a(bytes: &[u8]) -> u64 {
-        bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+        use std::hash::Hasher;
+        let mut h = splitbrain_sim::world::Fnv::default();
+        h.write(bytes);
+        h.finish()
     }
 
     /// Where the tag that `s` starts with ends (its `>`, outside quotes).

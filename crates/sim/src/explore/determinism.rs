@@ -3,8 +3,9 @@
 //! schema of `splitbrain run --json`: step, time, node, kind, lines, alerts and typed marks), so
 //! any difference in what a replay did changes it.
 use crate::scenario::{Mode, Scenario};
-use crate::world::World;
+use crate::world::{Fnv, World};
 use alloc::string::String;
+use core::hash::Hasher;
 
 /// The result of replaying one scenario twice.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -24,29 +25,19 @@ impl Determinism {
     }
 }
 
-/// FNV-1a over a trace, fed event by event.
-struct Fnv(u64);
-
-impl Fnv {
-    fn eat(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ b as u64).wrapping_mul(0x0000_0100_0000_01B3);
-        }
-    }
-}
-
 /// Runs `scenario` (with its own seed) under `mode` to its end; the hash of its trace and its steps.
 pub fn trace_hash(scenario: &Scenario, mode: Mode) -> Result<(u64, u64), String> {
     let mut w = World::with_mode(scenario, scenario.seed, mode).map_err(|e| alloc::format!("{e}"))?;
-    let mut h = Fnv(0xCBF2_9CE4_8422_2325);
+    // FNV-1a over the trace, fed event by event.
+    let mut h = Fnv::default();
     let mut steps = 0;
     while let Some(e) = w.step() {
         let json = serde_json::to_vec(&e).map_err(|e| alloc::format!("cannot encode an event: {e}"))?;
-        h.eat(&json);
-        h.eat(b"\n");
+        h.write(&json);
+        h.write(b"\n");
         steps = e.step;
     }
-    Ok((h.0, steps))
+    Ok((h.finish(), steps))
 }
 
 /// Replays `scenario` twice under `mode` and compares the trace hashes.

@@ -517,7 +517,7 @@ impl Kraft {
     /// Records sent to a broker were lost on a cut: send them again when it is reachable.
     pub fn metadata_lost(&mut self, voter: u32, b: BrokerId, from: usize) {
         if let Some(v) = self.voters.get_mut(&voter) {
-            let s = v.sent_to_broker.or_insert_with(b, || 0);
+            let s = v.sent_to_broker.or_default(b);
             *s = (*s).min(from);
         }
     }
