@@ -40,7 +40,7 @@ pub(crate) mod tests {
 
     /// FNV-1a of what `x` hashes: enough to compare two write sequences (also vec_map's tests).
     pub(crate) fn hash(x: &impl Hash) -> u64 {
-        let mut h = crate::world::Fnv::default();
+        let mut h = crate::fnv::Fnv::default();
         x.hash(&mut h);
         h.finish()
     }

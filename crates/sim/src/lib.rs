@@ -28,6 +28,7 @@ pub mod effects;
 pub mod event;
 pub mod explore;
 pub mod export;
+pub mod fnv;
 pub mod ids;
 pub mod kraft;
 pub mod lanes;

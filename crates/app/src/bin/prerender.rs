@@ -268,7 +268,7 @@ mod embeds {
     /// builds and machines.
     fn fnv1a(bytes: &[u8]) -> u64 {
         use std::hash::Hasher;
-        let mut h = splitbrain_sim::world::Fnv::default();
+        let mut h = splitbrain_sim::fnv::Fnv::default();
         h.write(bytes);
         h.finish()
     }

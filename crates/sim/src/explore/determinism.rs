@@ -2,8 +2,9 @@
 //! the two traces must be equal. A trace's hash is FNV-1a (64 bit) over every event's JSON (the
 //! schema of `splitbrain run --json`: step, time, node, kind, lines, alerts and typed marks), so
 //! any difference in what a replay did changes it.
+use crate::fnv::Fnv;
 use crate::scenario::{Mode, Scenario};
-use crate::world::{Fnv, World};
+use crate::world::World;
 use alloc::string::String;
 use core::hash::Hasher;
 

@@ -9,8 +9,8 @@ mod faults;
 mod state_hash;
 mod step_log;
 
+pub use crate::fnv::Fnv;
 pub use control_plane::ControlPlane;
-pub use state_hash::Fnv;
 use step_log::StepLog;
 
 use crate::alerts::{self, Alert};
