@@ -231,6 +231,9 @@ impl Broker {
 
     /// The ZooKeeper link is back: reconnect if disconnected, else retransmit what was lost.
     pub fn on_zk_link_restored(&mut self, cfg: &Config, out: &mut Outbox) {
+        if self.zk.sleeping {
+            return; // the client is in its reconnect sleep; it connects when that is over
+        }
         match self.zk.state {
             ConnState::Disconnected => out.send(
                 self.zk.server(),
@@ -248,7 +251,6 @@ impl Broker {
     /// 3.4.10 `ClientCnxn.java:1039-1060` → `startConnect`, `ClientCnxn.java:989`).
     pub fn on_zk_closed(&mut self, cfg: &Config, out: &mut Outbox) {
         if self.zk.state == ConnState::Connected {
-            self.zk.disconnect();
             out.log(EventKind::ZkSession, || {
                 format!(
                     "[ZkClient broker={}] zookeeper state changed (Disconnected): {} closed the connection",
@@ -256,6 +258,96 @@ impl Broker {
                     self.zk.server()
                 )
             });
+            self.connection_lost(cfg, out);
+        } else {
+            self.zk.conn_gen += 1;
+            self.reconnect_later(cfg, out);
+        }
+    }
+
+    /// The TCP connection to ZooKeeper server `server` was reset (a network fault: both ends see
+    /// it closed at once, `java.io.IOException: Connection reset by peer`). If it is this client's
+    /// connection, connected or connecting, the client drops it as `ClientCnxn.SendThread.run`
+    /// does for any socket error (release-3.4.10 `ClientCnxn.java:1134-1170` → `cleanup`), and
+    /// connects to the next server after its sleep. Returns whether it was.
+    pub fn on_zk_reset(&mut self, server: NodeId, cfg: &Config, out: &mut Outbox) -> bool {
+        if !self.alive || self.zk.sleeping || self.zk.server() != server {
+            return false;
+        }
+        match self.zk.state {
+            ConnState::Connected => {
+                out.log(EventKind::ZkSession, || {
+                    format!(
+                        "[ZkClient broker={}] zookeeper state changed (Disconnected): connection to {server} reset (java.io.IOException: Connection reset by peer); {} request(s) pending",
+                        self.id,
+                        self.zk.outstanding.len()
+                    )
+                });
+                self.connection_lost(cfg, out);
+                true
+            }
+            ConnState::Disconnected | ConnState::Connecting | ConnState::Expired => {
+                // A connect attempt in progress on this connection fails the same way.
+                out.log(EventKind::ZkSession, || {
+                    format!("[ZkClient broker={}] connect attempt to {server} reset", self.id)
+                });
+                self.zk.conn_gen += 1;
+                self.reconnect_later(cfg, out);
+                true
+            }
+        }
+    }
+
+    /// The connection dropped (`ClientCnxn.cleanup`): every pending request gets `CONNECTIONLOSS`.
+    /// ZkClient's `retryUntilConnected` retries its own on the next connection; of the raw
+    /// handle's, `ZKCheckedEphemeral` creates again but its `getData` takes the error as the
+    /// result (1.0.0 `ZkUtils.scala:1129-1131`), which `create()` throws into `elect`'s catch-all.
+    fn connection_lost(&mut self, cfg: &Config, out: &mut Outbox) {
+        self.zk.disconnect();
+        let lost = self.zk.take_raw_reads();
+        for o in lost {
+            if o.purpose == Purpose::Controller {
+                let loss = ZkResult::Error { code: ZkError::ConnectionLoss };
+                let io = &mut ControllerIo { id: self.id, zk: &mut self.zk, cfg, out };
+                self.controller.on_result(o.op, loss, io);
+            }
+        }
+        self.reconnect_later(cfg, out);
+        self.controller_run(cfg, out);
+    }
+
+    /// `SendThread.run`'s sleep before the next connect attempt ([`ZkClient::reconnect_delay`]);
+    /// a client that never connected tries the next server at once.
+    fn reconnect_later(&mut self, cfg: &Config, out: &mut Outbox) {
+        let gen = self.zk.conn_gen;
+        match self.zk.reconnect_delay() {
+            Some((fixed, up_to)) => {
+                self.zk.sleeping = true;
+                out.random_timer(fixed, up_to, Timer::ZkReconnect { gen });
+            }
+            None => self.connect_next(cfg, out),
+        }
+    }
+
+    /// The reconnect sleep is over.
+    fn on_zk_reconnect(&mut self, gen: u64, cfg: &Config, out: &mut Outbox) {
+        if gen != self.zk.conn_gen {
+            return;
+        }
+        self.zk.sleeping = false;
+        self.connect_next(cfg, out);
+    }
+
+    /// Connects to the next server of the list (the same one when the list has only one).
+    fn connect_next(&mut self, cfg: &Config, out: &mut Outbox) {
+        if self.zk.servers.len() < 2 {
+            let session = if matches!(self.zk.state, ConnState::Expired | ConnState::Connecting) {
+                None
+            } else {
+                self.zk.session
+            };
+            out.send(self.zk.server(), Payload::ZkConnect { session, timeout_ms: cfg.session_timeout_ms });
+            return;
         }
         self.move_server(cfg, out);
     }
@@ -286,12 +378,11 @@ impl Broker {
             if self.zk.servers.len() < 2 {
                 return;
             }
-            // A connect attempt went unanswered: try the next server.
+            // A connect attempt went unanswered: try the next server, after the sleep.
             self.zk.conn_gen += 1;
-            self.move_server(cfg, out);
+            self.reconnect_later(cfg, out);
             return;
         }
-        self.zk.disconnect();
         out.log(
             EventKind::ZkSession,
             || format!(
@@ -300,7 +391,12 @@ impl Broker {
                 self.zk.outstanding.len()
             ),
         );
-        self.move_server(cfg, out);
+        if self.zk.servers.len() < 2 {
+            // One server: the client keeps trying it; the model reconnects when the link heals.
+            self.zk.disconnect();
+            return;
+        }
+        self.connection_lost(cfg, out);
     }
 
     /// Answer to a connect.
@@ -318,7 +414,7 @@ impl Broker {
             ConnectResult::Connected(s) => {
                 let new_session = self.zk.session != Some(s);
                 self.zk.session = Some(s);
-                self.zk.state = ConnState::Connected;
+                self.zk.connected();
                 if !new_session {
                     out.log(EventKind::ZkSession, || {
                         format!(
@@ -326,9 +422,15 @@ impl Broker {
                             self.id
                         )
                     });
+                    // `primeConnection` puts SetWatches ahead of the queued requests.
+                    if !self.zk.watches.is_empty() {
+                        let watches = self.zk.watches.clone();
+                        out.send(self.zk.server(), Payload::ZkSetWatches { session: s, watches });
+                    }
                     self.resend(out);
                     return;
                 }
+                self.zk.watches.clear();
                 out.log(EventKind::ZkSession, || {
                     format!(
                         "[ZkClient broker={}] zookeeper state changed (SyncConnected): new session 0x{s:x}",
@@ -349,6 +451,7 @@ impl Broker {
     /// and process `Expire` before the new session is opened.
     fn learn_session_expired(&mut self, zkclient_line: String, cfg: &Config, out: &mut Outbox) {
         self.zk.state = ConnState::Expired;
+        self.zk.watches.clear();
         self.registered = false;
         if !cfg.behaviour().retry_after_expiry {
             let failed = self.zk.fail_all();
@@ -450,6 +553,7 @@ impl Broker {
             return;
         }
         let Some(done) = self.zk.complete(xid) else { return };
+        self.zk.note_watch(&done.op, &result);
         match done.purpose {
             Purpose::Controller => self.controller.on_result(
                 done.op,
@@ -502,6 +606,7 @@ impl Broker {
         if Some(ev.session) != self.zk.session {
             return;
         }
+        self.zk.watch_fired(&ev.path, ev.kind);
         // This broker's own registration znode, `/brokers/ids/<id>`.
         let is_me =
             |p: &str| p.strip_prefix("/brokers/ids/").is_some_and(|id| crate::ids::is_decimal(id, i64::from(self.id)));
@@ -1015,8 +1120,10 @@ impl Broker {
 
     /// Timer dispatch.
     pub fn on_timer(&mut self, t: &Timer, cfg: &Config, out: &mut Outbox) {
-        if let Timer::ZkReadTimeout { gen } = t {
-            self.on_zk_read_timeout(*gen, cfg, out)
+        match t {
+            Timer::ZkReadTimeout { gen } => self.on_zk_read_timeout(*gen, cfg, out),
+            Timer::ZkReconnect { gen } => self.on_zk_reconnect(*gen, cfg, out),
+            _ => {}
         }
     }
 }

@@ -77,6 +77,17 @@ pub enum Command {
         #[serde(default)]
         dir: Direction,
     },
+    /// Reset the TCP connection between a broker and a ZooKeeper server (a firewall, NAT or load
+    /// balancer drops its state, a middlebox sends RST): both ends see the connection closed at
+    /// once and what was in flight on it is lost; the link itself stays up, so the client's next
+    /// connection works. The broker's ZooKeeper client drops the connection as for any socket
+    /// error and connects to its next server after its reconnect sleep.
+    Reset {
+        /// One end.
+        a: NodeId,
+        /// The other end.
+        b: NodeId,
+    },
     /// Cut every link of `node` (a network partition isolating it).
     Isolate {
         /// The node.
@@ -123,6 +134,7 @@ pub enum Command {
 enum Op {
     Cut,
     Heal,
+    Reset,
     Isolate,
     Rejoin,
     Crash,
@@ -196,6 +208,7 @@ impl<'de> serde::de::Visitor<'de> for CommandVisitor {
         Ok(match op {
             Op::Cut => Command::Cut { a: need(a, "a")?, b: need(b, "b")?, dir },
             Op::Heal => Command::Heal { a: need(a, "a")?, b: need(b, "b")?, dir },
+            Op::Reset => Command::Reset { a: need(a, "a")?, b: need(b, "b")? },
             Op::Isolate => Command::Isolate { node: need(node, "node")? },
             Op::Rejoin => Command::Rejoin { node: need(node, "node")? },
             Op::Crash => Command::Crash { node: need(node, "node")? },
@@ -220,6 +233,7 @@ impl Command {
         match self {
             Command::Cut { a, b, dir } => format!("cut {a} {} {b}", arrow(dir)),
             Command::Heal { a, b, dir } => format!("heal {a} {} {b}", arrow(dir)),
+            Command::Reset { a, b } => format!("reset the connection {a} <-> {b}"),
             Command::Isolate { node } => format!("isolate {node}"),
             Command::Rejoin { node } => format!("rejoin {node}"),
             Command::Crash { node } => format!("crash {node}"),
@@ -257,6 +271,13 @@ impl Command {
         };
         match cmd {
             Command::Cut { a, b, .. } | Command::Heal { a, b, .. } => link_ok(a, b),
+            Command::Reset { a, b } => match (a, b) {
+                (NodeId::Broker(_), NodeId::Zk(_) | NodeId::Voter(_))
+                | (NodeId::Zk(_) | NodeId::Voter(_), NodeId::Broker(_)) => Ok(()),
+                _ => Err(format!(
+                    "reset takes a broker and a ZooKeeper server (the connection a ZooKeeper client holds), not {a} and {b}"
+                )),
+            },
             Command::SetLatency { a, b, ms } => {
                 link_ok(a, b)?;
                 if *ms > 600_000 {
@@ -279,7 +300,10 @@ impl Command {
     /// Every node the command names.
     pub fn nodes(&self) -> alloc::vec::Vec<NodeId> {
         match self {
-            Command::Cut { a, b, .. } | Command::Heal { a, b, .. } | Command::SetLatency { a, b, .. } => {
+            Command::Cut { a, b, .. }
+            | Command::Heal { a, b, .. }
+            | Command::Reset { a, b }
+            | Command::SetLatency { a, b, .. } => {
                 alloc::vec![*a, *b]
             }
             Command::Isolate { node }
@@ -327,6 +351,7 @@ mod tests {
         let all = [
             Command::Cut { a: b1, b: zk, dir: Direction::Requests },
             Command::Heal { a: zk, b: b1, dir: Direction::BToA },
+            Command::Reset { a: b1, b: zk },
             Command::Isolate { node: b1 },
             Command::Rejoin { node: b1 },
             Command::Crash { node: b1 },
@@ -356,6 +381,7 @@ mod tests {
         assert!(err(r#"{"op":"isolate"}"#).starts_with("missing field `node`"), "{}", err(r#"{"op":"isolate"}"#));
         assert!(err(r#"{"node":"b1"}"#).starts_with("missing field `op`"));
         assert!(err(r#"{"op":"set_latency","a":"b1","b":"zk"}"#).starts_with("missing field `ms`"));
+        assert!(err(r#"{"op":"reset","a":"b1"}"#).starts_with("missing field `b`"));
         assert!(err(r#"{"op":"explode","node":"b1"}"#).starts_with("unknown variant `explode`"));
         assert!(err(r#"{"op":"crash","node":"b1","node":"b2"}"#).starts_with("duplicate field `node`"));
         assert!(err(r#"{"op":"cut","a":"b1","b":"zk","dir":"sideways"}"#).starts_with("unknown variant `sideways`"));

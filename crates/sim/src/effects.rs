@@ -17,6 +17,11 @@ pub enum Timer {
         /// Connection generation the timer belongs to.
         gen: u64,
     },
+    /// Broker's ZooKeeper client: the sleep before its next connect attempt is over.
+    ZkReconnect {
+        /// Connection generation the timer belongs to.
+        gen: u64,
+    },
     /// ZooKeeper leader: the session expirer's bucket time.
     ZkExpireBucket {
         /// The bucket.
@@ -76,6 +81,16 @@ pub enum Effect {
     Timer {
         /// Delay from now, ms.
         after_ms: u64,
+        /// The timer.
+        timer: Timer,
+    },
+    /// Set a timer after `after_ms` plus a uniform draw in `0..=up_to_ms` from the world's one
+    /// seeded PRNG (a client's reconnect sleep).
+    RandomTimer {
+        /// The fixed part of the delay, ms.
+        after_ms: u64,
+        /// The most the random part adds, ms.
+        up_to_ms: u64,
         /// The timer.
         timer: Timer,
     },
@@ -150,6 +165,11 @@ impl Outbox {
     /// Sets a timer.
     pub fn timer(&mut self, after_ms: u64, timer: Timer) {
         self.effects.push(Effect::Timer { after_ms, timer });
+    }
+
+    /// Sets a timer `after_ms` plus a random `0..=up_to_ms` from now (the world draws it).
+    pub fn random_timer(&mut self, after_ms: u64, up_to_ms: u64, timer: Timer) {
+        self.effects.push(Effect::RandomTimer { after_ms, up_to_ms, timer });
     }
 
     /// Records a typed mark.

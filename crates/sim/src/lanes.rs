@@ -106,6 +106,8 @@ pub enum MarkerKind {
     DeleteController,
     /// A link's latency changed (on both ends' lanes).
     SetLatency,
+    /// A broker's connection to a ZooKeeper server was reset (on both ends' lanes).
+    Reset,
     /// ZooKeeper expired the node's session.
     SessionExpired,
 }
@@ -123,6 +125,7 @@ impl MarkerKind {
             Command::RestartConsumer { .. } => MarkerKind::RestartConsumer,
             Command::DeleteController => MarkerKind::DeleteController,
             Command::SetLatency { .. } => MarkerKind::SetLatency,
+            Command::Reset { .. } => MarkerKind::Reset,
         }
     }
 
@@ -138,6 +141,7 @@ impl MarkerKind {
             MarkerKind::RestartConsumer => "restart_consumer",
             MarkerKind::DeleteController => "delete_controller",
             MarkerKind::SetLatency => "set_latency",
+            MarkerKind::Reset => "reset",
             MarkerKind::SessionExpired => "session_expired",
         }
     }
@@ -154,6 +158,7 @@ impl MarkerKind {
             MarkerKind::RestartConsumer => "consumer restarted",
             MarkerKind::DeleteController => "/controller deleted",
             MarkerKind::SetLatency => "latency set",
+            MarkerKind::Reset => "connection reset",
             MarkerKind::SessionExpired => "session expired",
         }
     }
@@ -354,12 +359,18 @@ mod tests {
                     let e = &t.events()[a.end_step as usize - 1];
                     let d = e.delivery.expect("the drop step records the message");
                     assert_eq!((d.id, d.outcome, e.from, e.node), (a.id, Outcome::Dropped, Some(a.from), a.to));
-                    // The scenario cuts b3 from ZooKeeper between 9 000 and 16 300 ms and crashes
-                    // b1 at 172 800 000 ms: every drop falls within one of them.
+                    // The scenario cuts b3 from ZooKeeper between 9 000 and 16 300 ms, resets b2's
+                    // connection to zk1 at 16 129 ms and crashes b1 at 172 800 000 ms: every drop
+                    // falls within one of them.
                     let cut_b3 = (9_000..=16_300).contains(&a.end_ms)
                         && (a.from == NodeId::Broker(3) || a.to == NodeId::Broker(3));
                     let dead_b1 = a.end_ms >= 172_800_000 && a.to == NodeId::Broker(1);
-                    assert!(cut_b3 || dead_b1, "{a:?} dropped outside the scenario's cuts and crash");
+                    // …or was in flight on broker 2's connection to zk1 when it was reset.
+                    let b2_zk1 = [NodeId::Broker(2), NodeId::Zk(1)];
+                    let reset_b2 = a.sent_ms <= 16_129
+                        && a.end_ms > 16_129
+                        && ([a.from, a.to] == b2_zk1 || [a.to, a.from] == b2_zk1);
+                    assert!(cut_b3 || dead_b1 || reset_b2, "{a:?} dropped outside the scenario's faults");
                 }
                 Fate::InFlight => assert_eq!(a.end_step, all.current_step),
             }
@@ -383,10 +394,14 @@ mod tests {
         for z in 1..=3 {
             assert!(cuts.iter().any(|m| m.node == NodeId::Zk(z) && m.peer == Some(NodeId::Broker(3))));
         }
-        // `/controller` deleted at 17 020 ms names no node: it sits on a ZooKeeper server's lane.
-        let del: Vec<&Marker> = all.markers.iter().filter(|m| m.kind == MarkerKind::DeleteController).collect();
-        assert_eq!(del.len(), 1);
-        assert!(del[0].node.is_zk() && del[0].ms == 17_020);
+        // No operator: nothing deletes `/controller` by hand. The reset of b2's connection to zk1
+        // at 16 129 ms sits on both ends' lanes.
+        assert!(!all.markers.iter().any(|m| m.kind == MarkerKind::DeleteController));
+        let resets: Vec<&Marker> = all.markers.iter().filter(|m| m.kind == MarkerKind::Reset).collect();
+        assert_eq!(resets.len(), 2, "{resets:?}");
+        assert!(resets.iter().all(|m| m.ms == 16_129));
+        assert!(resets.iter().any(|m| m.node == NodeId::Broker(2) && m.peer == Some(NodeId::Zk(1))));
+        assert!(resets.iter().any(|m| m.node == NodeId::Zk(1) && m.peer == Some(NodeId::Broker(2))));
         // b3's session expires while it is cut off.
         assert!(all.markers.iter().any(|m| m.kind == MarkerKind::SessionExpired && m.node == NodeId::Broker(3)));
     }

@@ -104,6 +104,25 @@ pub enum Mark {
         /// `/controller` was re-read and found ours before the delete.
         owner_checked: bool,
     },
+    /// `elect`'s read of the `/controller` holder after `NODEEXISTS` (`ZKCheckedEphemeral`'s
+    /// `getData`, 1.0) lost its connection: `CONNECTIONLOSS` is its result, thrown into `elect`'s
+    /// catch-all, which runs `triggerControllerMove`.
+    ControllerOwnerReadLost {
+        /// The broker.
+        broker: BrokerId,
+    },
+    /// A broker's own session deleted `/controller` (`triggerControllerMove`), at the server its
+    /// request came through: who held the node, and whether that holder's session was alive.
+    ControllerZnodeDeleted {
+        /// The broker whose session sent the delete.
+        by: BrokerId,
+        /// Its session.
+        session: crate::zookeeper::SessionId,
+        /// The broker id in the deleted node.
+        holder: BrokerId,
+        /// The holder's session was alive: a live controller's node was removed.
+        holder_live: bool,
+    },
     /// A broker resigned as controller (`onControllerResignation`).
     ControllerResigned {
         /// The broker.

@@ -100,6 +100,15 @@ pub enum Payload {
         /// Result.
         result: ConnectResult,
     },
+    /// `SetWatches`, sent first on a resumed session's new connection (release-3.4.10
+    /// `ClientCnxn.java:885-935`, `primeConnection`): the watches the client holds, for the server
+    /// to register again or fire at once ([`crate::zookeeper::DataTree::set_watches`]).
+    ZkSetWatches {
+        /// The session.
+        session: SessionId,
+        /// The client's watches.
+        watches: Vec<crate::zookeeper::ClientWatch>,
+    },
     /// A ZooKeeper request.
     ZkRequest {
         /// Session it is sent on.
@@ -276,6 +285,7 @@ impl Payload {
             Payload::ZkConnect { .. }
             | Payload::ZkConnectResponse { .. }
             | Payload::ZkRequest { .. }
+            | Payload::ZkSetWatches { .. }
             | Payload::ZkResponse { .. }
             | Payload::ZkClosed
             | Payload::ZkPeer { .. } => Category::Zk,
@@ -299,6 +309,7 @@ impl Payload {
             Payload::ZkConnectResponse { result: ConnectResult::Connected(s) } => format!("connected 0x{s:x}"),
             Payload::ZkConnectResponse { result: ConnectResult::Expired } => String::from("session expired"),
             Payload::ZkRequest { op, .. } => op.describe(),
+            Payload::ZkSetWatches { watches, .. } => format!("setWatches ×{}", watches.len()),
             Payload::ZkResponse { result, .. } => match result {
                 crate::zookeeper::ZkResult::Error { code } | crate::zookeeper::ZkResult::MultiFailed { code, .. } => {
                     format!("error {}", code.name())

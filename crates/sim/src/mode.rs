@@ -23,6 +23,7 @@
 //! | [`controller_move_checks_owner`](Behaviour::controller_move_checks_owner) | no | no | yes | – |
 //! | [`epoch_bump_failure_swallowed`](Behaviour::epoch_bump_failure_swallowed) | yes | no | – (bumped in the create) | – |
 //! | [`context_reads_one_by_one`](Behaviour::context_reads_one_by_one) | yes | no | no | – |
+//! | [`owner_read_fails_on_connection_loss`](Behaviour::owner_read_fails_on_connection_loss) | yes | no | no | – |
 //! | [`control_plane`](Behaviour::control_plane) | ZooKeeper | ZooKeeper | ZooKeeper | KRaft quorum |
 //!
 //! Sources, by property (paths under `core/src/main/scala/kafka/`; KC = `controller/KafkaController.scala`,
@@ -73,6 +74,12 @@
 //!   (1.0.0 `ZkUtils.scala:738-746`), one synchronous `readDataMaybeNull` per partition; 1.1.0
 //!   `KafkaController.scala:725-726` calls `KafkaZkClient.getTopicPartitionStates`, one pipelined batch
 //!   of async `GetDataRequest`s (`retryRequestsUntilConnected`).
+//! - `owner_read_fails_on_connection_loss`: 1.0.0 `ZkUtils.scala:1093-1094` (`ZKCheckedEphemeral`'s
+//!   create answered `NODEEXISTS` reads the holder with `getData` on the raw handle); its callback's
+//!   `case _` (:1129-1131) takes `CONNECTIONLOSS` as the result, which `create()` throws (:1220-1221)
+//!   as a plain `ZkException` into `elect`'s catch-all (KC:1692-1694) → `triggerControllerMove`.
+//!   1.1.0 KZC:1492-1494 and 2.1.0 KZC:1647-1649 (`getAfterNodeExists`) retry it with
+//!   `retryRequestUntilConnected`.
 //! - `control_plane`: KIP-500/595/631 (see [`crate::kraft`]).
 use alloc::format;
 use alloc::string::String;
@@ -162,6 +169,11 @@ pub struct Behaviour {
     /// `initializeControllerContext` / `updateLeaderAndIsrCache` read the partition state znodes one
     /// synchronous `getData` at a time (1.0); when false, in one pipelined batch (1.1+).
     pub context_reads_one_by_one: bool,
+    /// `elect`'s read of `/controller` after its create found the node (`ZKCheckedEphemeral`'s
+    /// `getData`, on the raw handle) fails with `CONNECTIONLOSS` when the connection drops under
+    /// it, and `elect`'s catch-all then runs `triggerControllerMove` (1.0). When false, the read is
+    /// retried on the next connection (1.1+).
+    pub owner_read_fails_on_connection_loss: bool,
     /// ZooKeeper or a KRaft quorum.
     pub control_plane: ControlPlaneKind,
 }
@@ -233,6 +245,7 @@ impl Mode {
             controller_move_checks_owner: false,
             epoch_bump_failure_swallowed: false,
             context_reads_one_by_one: false,
+            owner_read_fails_on_connection_loss: false,
             control_plane: zk,
         };
         match self {
@@ -248,6 +261,7 @@ impl Mode {
                 controller_move_checks_owner: false,
                 epoch_bump_failure_swallowed: true,
                 context_reads_one_by_one: true,
+                owner_read_fails_on_connection_loss: true,
                 control_plane: zk,
             },
             Mode::Kafka11 => kafka_zk_client,
@@ -265,6 +279,7 @@ impl Mode {
                 controller_move_checks_owner: false,
                 epoch_bump_failure_swallowed: false,
                 context_reads_one_by_one: false,
+                owner_read_fails_on_connection_loss: false,
                 control_plane: ControlPlaneKind::Kraft,
             },
         }

@@ -268,6 +268,16 @@ impl Network {
         self.set(a, b, dir, true)
     }
 
+    /// Resets the connection on a link: both directions' generations move on, so what is in
+    /// flight on it is lost; the link stays up. Errors when there is no such link.
+    pub fn reset(&mut self, a: NodeId, b: NodeId) -> Result<(), String> {
+        let i = self.find(a, b).ok_or_else(|| format!("there is no link between {a} and {b}"))?;
+        let l = &mut self.links[i];
+        l.a_to_b.gen += 1;
+        l.b_to_a.gen += 1;
+        Ok(())
+    }
+
     /// Sets a link's latency.
     pub fn set_latency(&mut self, a: NodeId, b: NodeId, ms: u64) -> Result<(), String> {
         let i = self.find(a, b).ok_or_else(|| format!("there is no link between {a} and {b}"))?;

@@ -713,6 +713,7 @@ pub fn builtins() -> Vec<(&'static str, &'static str)> {
         ("zkclient-retry", include_str!("../scenarios/zkclient-retry.json")),
         ("clean-failover", include_str!("../scenarios/clean-failover.json")),
         ("controller-moved", include_str!("../scenarios/controller-moved.json")),
+        ("operator-delete", include_str!("../scenarios/operator-delete.json")),
     ]
 }
 

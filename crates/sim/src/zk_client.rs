@@ -22,7 +22,7 @@
 use crate::effects::Outbox;
 use crate::ids::NodeId;
 use crate::message::Payload;
-use crate::zookeeper::{SessionId, ZkOp};
+use crate::zookeeper::{ClientWatch, SessionId, WatchEventType, ZkError, ZkOp, ZkResult};
 use alloc::rc::Rc;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
@@ -204,6 +204,13 @@ pub struct ZkClient {
     pub servers: Vec<NodeId>,
     /// Index of the server it is connected (or connecting) to.
     pub current: usize,
+    /// Index of the server it last connected to (`StaticHostProvider.lastIndex`; `None` before
+    /// the first connection): coming back round to it costs the `spinDelay`.
+    pub last_connected: Option<usize>,
+    /// The watches it holds (`ZKWatchManager`), set again on every new connection of the session.
+    pub watches: Vec<ClientWatch>,
+    /// In the sleep before its next connect attempt ([`ZkClient::reconnect_delay`]).
+    pub sleeping: bool,
 }
 
 impl Default for ZkClient {
@@ -216,6 +223,9 @@ impl Default for ZkClient {
             conn_gen: 0,
             servers: alloc::vec![NodeId::ZK],
             current: 0,
+            last_connected: None,
+            watches: Vec::new(),
+            sleeping: false,
         }
     }
 }
@@ -232,6 +242,76 @@ impl ZkClient {
         let left = self.server();
         self.current = (self.current + 1) % self.servers.len().max(1);
         (left, self.server())
+    }
+
+    /// How long `SendThread.run` waits before its next connect attempt, at most: a uniform
+    /// `r.nextInt(1000)` ms after any connection but the first (release-3.4.10
+    /// `ClientCnxn.java:1049-1051`), plus `hostProvider.next(1000)`'s one-second `spinDelay` when
+    /// the next server is the one it was last connected to (`StaticHostProvider.java:94-104`).
+    /// Returns `(fixed, random_up_to)` for the world to draw; `None` when it never connected
+    /// (the first attempt does not sleep).
+    pub fn reconnect_delay(&self) -> Option<(u64, u64)> {
+        let last = self.last_connected?;
+        let next = (self.current + 1) % self.servers.len().max(1);
+        let spin = if self.servers.len() > 1 && next == last { 1000 } else { 0 };
+        Some((spin, 999))
+    }
+
+    /// The connection is up (`onConnected`: `StaticHostProvider.lastIndex = currentIndex`).
+    pub fn connected(&mut self) {
+        self.state = ConnState::Connected;
+        self.last_connected = Some(self.current);
+    }
+
+    /// A request `op` answered `result`: the watch it left, as `ZKWatchManager` records it (a
+    /// `getData`/`exists` watch with the node's `mzxid`, or none when it was missing; a child watch
+    /// with the children read).
+    pub fn note_watch(&mut self, op: &ZkOp, result: &ZkResult) {
+        let w = match (op, result) {
+            (ZkOp::GetData { path, watch: true }, ZkResult::Data { stat, .. })
+            | (ZkOp::GetDataPlain { path, watch: true }, ZkResult::Data { stat, .. })
+            | (ZkOp::Exists { path, watch: true }, ZkResult::Exists { stat: Some(stat) }) => {
+                ClientWatch::Data { path: path.clone(), mzxid: Some(stat.mzxid) }
+            }
+            (ZkOp::GetData { path, watch: true }, ZkResult::Error { code: ZkError::NoNode })
+            | (ZkOp::Exists { path, watch: true }, ZkResult::Exists { stat: None }) => {
+                ClientWatch::Data { path: path.clone(), mzxid: None }
+            }
+            (ZkOp::GetChildren { path, watch: true }, ZkResult::Children { names }) => {
+                ClientWatch::Child { path: path.clone(), names: names.clone() }
+            }
+            _ => return,
+        };
+        let same = |x: &ClientWatch| {
+            x.path() == w.path() && matches!(x, ClientWatch::Child { .. }) == matches!(w, ClientWatch::Child { .. })
+        };
+        match self.watches.iter_mut().find(|x| same(x)) {
+            Some(x) => *x = w,
+            None => self.watches.push(w),
+        }
+    }
+
+    /// A notification arrived: the watches it fired are gone (`ZKWatchManager.materialize`).
+    pub fn watch_fired(&mut self, path: &str, kind: WatchEventType) {
+        self.watches.retain(|w| {
+            let child = matches!(w, ClientWatch::Child { .. });
+            let fires = match kind {
+                WatchEventType::NodeDeleted => true,
+                WatchEventType::NodeChildrenChanged => child,
+                _ => !child,
+            };
+            !(w.path() == path && fires)
+        });
+    }
+
+    /// The connection dropped: the raw handle's reads fail with `CONNECTIONLOSS` (removed here,
+    /// for their callback to see the error; `ClientCnxn.cleanup`, release-3.4.10
+    /// `ClientCnxn.java:1245-1258`). Its creates stay: `ZKCheckedEphemeral`'s create callback
+    /// answers `CONNECTIONLOSS` by creating again at once (1.0.0 `ZkUtils.scala:1087-1089`),
+    /// which the model shows as the same request sent again on the next connection. ZkClient's
+    /// own requests stay too: `retryUntilConnected` retries them.
+    pub fn take_raw_reads(&mut self) -> Vec<Outstanding> {
+        self.outstanding.take_where(|o| o.raw && !o.op.is_write())
     }
 
     /// Queues a request; returns `(xid, send_now)`: send it now when connected, else it waits.

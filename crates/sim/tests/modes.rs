@@ -314,14 +314,14 @@ fn a_create_lost_with_its_session_makes_one_oh_delete_another_brokers_controller
     assert!(e3 < moved && moved < e2);
 }
 
-/// In `seed-incident` the fence itself keeps `__consumer_offsets-3` led under `fenced` (2.1.0):
+/// In `operator-delete` the fence itself keeps `__consumer_offsets-3` led under `fenced` (2.1.0):
 /// broker 1's stalled write of p3 reaches ZooKeeper after broker 2 bumped `/controller_epoch`, and
 /// is refused with BADVERSION; the side-by-side verdict credits the fence. Under 1.1 the
 /// controller moved without a session expiry, so 1.1's fix does not apply and p3 ends at -1.
 #[test]
-fn the_fence_itself_keeps_p3_led_in_the_seed_incident() {
+fn the_fence_itself_keeps_p3_led_when_an_operator_moves_the_controller() {
     use splitbrain_sim::compare::{verdict, FixAct, Verdict};
-    let run_mode = |mode| Run::of("seed-incident", mode);
+    let run_mode = |mode| Run::of("operator-delete", mode);
     let legacy = run_mode(Mode::Legacy);
     let fenced = run_mode(Mode::Fenced);
     assert_eq!(legacy.1, -1);
@@ -346,4 +346,46 @@ fn the_fence_itself_keeps_p3_led_in_the_seed_incident() {
     assert_eq!(verdict(&offsets(3), legacy.side(), k11.side()), Verdict::Same);
     let kraft = run_mode(Mode::Kraft);
     assert_eq!(verdict(&offsets(3), legacy.side(), kraft.side()), Verdict::Fix(FixAct::NoZooKeeper));
+}
+
+/// `seed-incident` has no operator: until the two-day mark its script is network faults only, and
+/// broker 2's own 1.0 code removes broker 1's live `/controller` between the two elections: the
+/// blip loses its read of the holder (`ControllerOwnerReadLost`), the catch-all triggers a
+/// controller move, and the unconditional delete lands from broker 2's session on a server it
+/// reconnected to. 1.1 and 2.1 retry that read, so nothing deletes `/controller` and p3 stays led.
+#[test]
+fn the_seed_incident_needs_no_operator_broker_twos_own_code_deletes_the_live_controller_znode() {
+    let s = builtin("seed-incident").unwrap();
+    for e in s.script.iter().filter(|e| e.at_ms < 172_800_000) {
+        assert!(
+            matches!(
+                e.command,
+                Command::Cut { .. } | Command::Heal { .. } | Command::Reset { .. } | Command::SetLatency { .. }
+            ),
+            "not a network fault: {:?}",
+            e.command
+        );
+    }
+    let legacy = Run::of("seed-incident", Mode::Legacy);
+    let events = &legacy.0;
+    let e1 = mark_index(events, 0, |m| matches!(m, Mark::ControllerElected { broker: 1, .. })).expect("1 wins");
+    let lost = mark_index(events, e1, |m| *m == Mark::ControllerOwnerReadLost { broker: 2 }).expect("the read is lost");
+    let moved = mark_index(events, lost, |m| *m == Mark::ControllerMoveTriggered { broker: 2, owner_checked: false })
+        .expect("elect's catch-all triggers a controller move");
+    let deleted = mark_index(events, moved, |m| {
+        matches!(m, Mark::ControllerZnodeDeleted { by: 2, holder: 1, holder_live: true, .. })
+    })
+    .expect("broker 2's session deletes broker 1's live /controller");
+    let e2 = mark_index(events, deleted, |m| matches!(m, Mark::ControllerElected { broker: 2, .. })).expect("2 wins");
+    assert!(e1 <= lost && lost <= moved && moved < deleted && deleted < e2);
+    // The delete reached ZooKeeper from broker 2's session, on a step of its own at a server.
+    let step = &events[deleted];
+    assert!(step.node.is_zk(), "{:?}", step.node);
+    assert_eq!(legacy.1, -1);
+    for mode in [Mode::Kafka11, Mode::Fenced] {
+        let run = Run::of("seed-incident", mode);
+        assert!(first_mark(&run.0, |m| matches!(m, Mark::ControllerOwnerReadLost { .. })).is_none(), "{mode:?}");
+        assert!(first_mark(&run.0, |m| matches!(m, Mark::ControllerZnodeDeleted { .. })).is_none(), "{mode:?}");
+        assert!(run.1 >= 0, "{mode:?}: p3 ends led");
+    }
 }

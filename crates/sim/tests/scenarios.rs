@@ -73,14 +73,28 @@ fn seed_incident_ends_with_leader_minus_one_and_a_stuck_consumer() {
         "broker 1 reads live brokers 1, 2",
         &|m| matches!(m, Mark::LiveBrokersRead { controller: 1, live } if live == &[1, 2]),
     );
-    // zk2, broker 1's ZooKeeper server, stalls towards the leader zk3; then /controller is deleted
-    // from outside, with broker 1's session alive (the cause the code allows for the blog's clock).
+    // A blip resets broker 2's connection to zk1 while it reads who won: 1.0 takes the lost read
+    // for an error, and elect's catch-all triggers a controller move (no operator).
+    let blip = at(e1, "broker 2's connection to zk1 is reset", &|m| {
+        matches!(m, Mark::Fault { command: Command::Reset { a: NodeId::Broker(2), b: NodeId::Zk(1) } })
+    });
+    let read_lost =
+        at(blip, "broker 2's read of the holder is lost", &|m| *m == Mark::ControllerOwnerReadLost { broker: 2 });
+    let _moved = at(read_lost, "broker 2 triggers a controller move", &|m| {
+        *m == Mark::ControllerMoveTriggered { broker: 2, owner_checked: false }
+    });
+    // zk2, broker 1's ZooKeeper server, stalls towards the leader zk3; then broker 2's own session
+    // deletes /controller, with broker 1's session alive.
     let stall = at(e1, "zk2 stalls towards the leader", &|m| {
         matches!(m, Mark::Fault { command: Command::Cut { a: NodeId::Zk(2), b: NodeId::Zk(3), .. } })
     });
-    let lost = at(saw.max(stall), "/controller is deleted", &|m| {
-        matches!(m, Mark::Fault { command: Command::DeleteController })
+    let lost = at(saw.max(stall), "/controller is deleted by broker 2's session", &|m| {
+        matches!(m, Mark::ControllerZnodeDeleted { by: 2, holder: 1, holder_live: true, .. })
     });
+    assert!(
+        !events.iter().any(|e| e.marks.iter().any(|m| matches!(m, Mark::Fault { command: Command::DeleteController }))),
+        "no operator deletes /controller"
+    );
     assert!(
         !marks(&events[e1..lost]).any(|(_, m)| matches!(m, Mark::SessionExpired { owner: NodeId::Broker(1), .. })),
         "broker 1's session does not expire: the controller moves without an expiry"

@@ -119,12 +119,12 @@ fn two_faults_after_the_same_step_are_refused() {
 fn the_same_faults_by_time_show_the_divergence_at_the_same_moment() {
     use splitbrain_sim::scenario::Mode;
     let mut legacy = timeline();
-    legacy.seek(30);
-    legacy.apply(Command::Cut { a: NodeId::Broker(2), b: NodeId::Broker(3), dir: Direction::Both }).unwrap();
+    legacy.seek(40);
+    legacy.apply(Command::Cut { a: NodeId::Broker(1), b: NodeId::Broker(3), dir: Direction::Both }).unwrap();
     legacy.compute_all();
     let by_time = legacy.scenario_with_user_faults_by_time();
     assert_eq!(by_time.script.len(), builtin("seed-incident").unwrap().script.len() + 1);
-    let t_cut = legacy.world_at(30).unwrap().now();
+    let t_cut = legacy.world_at(40).unwrap().now();
     assert!(by_time.script.iter().any(|e| e.at_ms == t_cut && matches!(e.command, Command::Cut { .. })));
     let mut fenced = Timeline::with_mode(by_time, None, Mode::Fenced).unwrap();
     fenced.compute_all();

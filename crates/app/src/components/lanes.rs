@@ -55,6 +55,7 @@ fn marker_glyph(k: MarkerKind) -> &'static str {
         MarkerKind::Restart | MarkerKind::RestartConsumer => "↻",
         MarkerKind::DeleteController => "⌫",
         MarkerKind::SetLatency => "⏱",
+        MarkerKind::Reset => "↯",
         MarkerKind::SessionExpired => "⌛",
     }
 }
@@ -67,6 +68,7 @@ fn marker_class(k: MarkerKind) -> &'static str {
         MarkerKind::Restart | MarkerKind::RestartConsumer => "mk-restart",
         MarkerKind::DeleteController => "mk-delete",
         MarkerKind::SetLatency => "mk-latency",
+        MarkerKind::Reset => "mk-cut",
         MarkerKind::SessionExpired => "mk-expired",
     }
 }

@@ -111,6 +111,11 @@ impl Step {
         matches!(self, Step::CreateController | Step::CreateControllerFenced)
     }
 
+    /// The step is `ZKCheckedEphemeral`'s read of the holder after its create found the node.
+    pub(super) fn reads_owner(&self) -> bool {
+        matches!(self, Step::CheckOwnCreate)
+    }
+
     /// The request half.
     pub(super) fn request(&self, c: &mut Controller, io: &mut ControllerIo) -> Exec {
         let epoch = c.ctx.epoch;
@@ -244,6 +249,16 @@ impl Step {
                 ZkResult::Error { code } => c.elect_failed(code.name(), io),
                 other => c.elect_failed(&format!("{other:?}"), io),
             },
+            Step::CheckOwnCreate if result == ZkResult::Error { code: ZkError::ConnectionLoss } => {
+                // 1.0.0 ZkUtils.scala:1129-1131: "ZooKeeper event while getting znode data", the
+                // code becomes the result, and create() throws it (:1220-1221).
+                io.log(
+                    EventKind::Info,
+                    String::from("ZooKeeper event while getting znode data: /controller CONNECTIONLOSS"),
+                );
+                io.out.mark(Mark::ControllerOwnerReadLost { broker: io.id });
+                c.elect_failed("org.I0Itec.zkclient.exception.ZkException: org.apache.zookeeper.KeeperException$ConnectionLossException: KeeperErrorCode = ConnectionLoss", io);
+            }
             Step::CheckOwnCreate => {
                 let id = controller_id(&result);
                 if id == io.id {

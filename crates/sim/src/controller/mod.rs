@@ -466,7 +466,8 @@ impl Controller {
                 Exec::Done => {}
                 Exec::Wait(op) | Exec::WaitUnfenced(op) => {
                     // `ZKCheckedEphemeral` (and its successors) create `/controller` on the raw handle.
-                    let raw = matches!(step, Step::Failover(ref s) if s.creates_controller());
+                    let raw = matches!(step, Step::Failover(ref s) if s.creates_controller()
+                        || (s.reads_owner() && io.cfg.behaviour().owner_read_fails_on_connection_loss));
                     if let Some(job) = self.job.as_mut() {
                         job.waiting = Some(step);
                     }

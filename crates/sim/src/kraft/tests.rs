@@ -83,7 +83,7 @@ impl Quorum {
                 Effect::Send { to, payload } => self.in_flight.push_back((q(v), to, payload)),
                 Effect::Timer { after_ms, timer } => self.timers.push((v, after_ms, timer)),
                 Effect::Log { kind, line } => self.lines.push((v, kind, line)),
-                Effect::Mark(_) => {}
+                Effect::Mark(_) | Effect::RandomTimer { .. } => {}
             }
         }
     }

@@ -18,7 +18,6 @@ use crate::scenario::{Config, Mode, Scenario, ScenarioError, OFFSETS_TOPIC};
 use crate::sched::Queue;
 use crate::sorted::CollectOrdered;
 use crate::vec_map::{VecMap, VecSet};
-use crate::zk_client::ConnState;
 use crate::zookeeper::{DataTree, LeaderIsr, SessionId, ZData, ZkOp, ZkServerNode};
 use alloc::format;
 use alloc::rc::Rc;
@@ -102,7 +101,7 @@ fn running_broker(cfg: &Config, b: BrokerId) -> Broker {
     let mut br = Broker::new(b);
     br.alive = true;
     br.incarnation = 1;
-    br.zk.state = ConnState::Connected;
+    br.zk.connected();
     br.registered = true;
     br.set_started();
     br.controller_epoch = cfg.controller_epoch;
@@ -153,10 +152,16 @@ fn zookeeper_steady_state(cfg: &Config) -> (ControlPlane, VecMap<BrokerId, Rc<Br
         br.zk.session = Some(s);
         br.zk.servers = cfg.zk.connect_of(b);
         br.controller.active_id = cfg.controller;
-        let _ = zk.apply(s, &ZkOp::GetData { path: "/controller".into(), watch: true }, 0);
+        // The watches the broker's reads left, on the server it is connected to (each server's
+        // copy of the tree drops the others' below) and in its client's `ZKWatchManager`.
+        let read = ZkOp::GetData { path: "/controller".into(), watch: true };
+        let (r, _) = zk.apply(s, &read, 0);
+        br.zk.note_watch(&read, &r);
         if b == cfg.controller {
             for path in ["/brokers/ids", "/isr_change_notification", "/brokers/topics"] {
-                let _ = zk.apply(s, &ZkOp::GetChildren { path: path.into(), watch: true }, 0);
+                let read = ZkOp::GetChildren { path: path.into(), watch: true };
+                let (r, _) = zk.apply(s, &read, 0);
+                br.zk.note_watch(&read, &r);
             }
             let ver = zk.get("/controller_epoch").map(|n| n.stat.version).unwrap_or(0);
             br.controller.ctx = ControllerContext {
@@ -191,6 +196,8 @@ fn zookeeper_steady_state(cfg: &Config) -> (ControlPlane, VecMap<BrokerId, Rc<Br
             let br: &Rc<Broker> = br;
             if br.zk.server() == id {
                 z.seed_client(NodeId::Broker(*b), sessions[b]);
+            } else {
+                z.drop_watches(sessions[b]);
             }
         }
         servers.insert(id, z);

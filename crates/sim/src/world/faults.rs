@@ -65,6 +65,20 @@ impl World {
             Command::SetLatency { a, b, ms } => {
                 let _ = net.set_latency(*a, *b, *ms);
             }
+            Command::Reset { a, b } => {
+                let _ = net.reset(*a, *b);
+                let (broker, server) = if a.is_zk() { (*b, *a) } else { (*a, *b) };
+                if let NodeId::Broker(id) = broker {
+                    let mut was = false;
+                    self.with_broker(id, &mut log, |br, cfg, out| was = br.on_zk_reset(server, cfg, out));
+                    self.with_zk(server, &mut log, |zk, _, _, out| zk.on_client_reset(broker, out));
+                    if !was {
+                        log.set_line(|| {
+                            format!("FAULT: {} (not {broker}'s connection now: nothing to reset)", cmd.describe())
+                        });
+                    }
+                }
+            }
             Command::Crash { node } => {
                 if let NodeId::Broker(b) = node {
                     self.crash(*b, &mut log);
@@ -172,6 +186,9 @@ impl World {
                 log.set_line(|| {
                     String::from("FAULT ignored: KRaft has no /controller znode (the quorum elects its leader)")
                 });
+            }
+            Command::Reset { .. } => {
+                log.set_line(|| String::from("FAULT ignored: a KRaft broker holds no ZooKeeper connection to reset"));
             }
             _ => {}
         }

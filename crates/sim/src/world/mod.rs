@@ -430,6 +430,10 @@ impl World {
             match e {
                 Effect::Send { to, payload } => self.send(node, to, payload, log),
                 Effect::Timer { after_ms, timer } => self.schedule_timer(node, after_ms, timer),
+                Effect::RandomTimer { after_ms, up_to_ms, timer } => {
+                    let after_ms = after_ms + self.rng.up_to(up_to_ms);
+                    self.schedule_timer(node, after_ms, timer)
+                }
                 Effect::Log { kind, line } => log.push(kind, line),
                 Effect::Mark(m) => log.marks.push(m),
             }
@@ -527,6 +531,8 @@ impl World {
         if m.from != m.to {
             match self.net.dir(m.from, m.to) {
                 Some(d) if d.up && d.gen == m.link_gen => {}
+                // Up again, but the connection it was sent on broke since (a cut, or a reset).
+                Some(d) if d.up => return Some(DropReason::ConnectionGone),
                 _ => return Some(DropReason::Cut),
             }
         }
@@ -560,6 +566,7 @@ impl World {
             let mut log = StepLog::new(render, m.to, EventKind::MessageDropped, || {
                 let reason = match reason {
                     DropReason::Cut => format!("link {} → {} is cut", m.from, m.to),
+                    DropReason::ConnectionGone => String::from("the connection it was sent on broke"),
                     DropReason::BrokerDown(b) => format!("broker {b} is down"),
                     DropReason::VoterDown(v) => format!("controller q{v} is down"),
                 };
@@ -739,6 +746,10 @@ impl World {
                     Timer::IsrPropagation => {
                         log.set_line(|| format!("{node}: isr-change-propagation (maybePropagateIsrChanges)"));
                         self.with_broker(b, &mut log, |br, _, out| br.maybe_propagate_isr_changes(out));
+                    }
+                    Timer::ZkReconnect { .. } => {
+                        log.set_line(|| format!("{node}: ZooKeeper client's reconnect sleep is over"));
+                        self.with_broker(b, &mut log, |br, cfg, out| br.on_timer(&timer, cfg, out));
                     }
                     t => {
                         // While connecting, the same timer is the attempt's connect timeout.
@@ -1168,8 +1179,10 @@ impl ClientLinks for ZkLinks<'_> {
 /// Why a message was dropped on arrival (rendered only when the step is shown).
 #[derive(Clone, Copy)]
 enum DropReason {
-    /// Its link is cut, or was cut and healed since it was sent.
+    /// Its link is cut.
     Cut,
+    /// Its link is up, but was cut and healed, or its connection reset, since it was sent.
+    ConnectionGone,
     /// The broker it was sent to is down (or restarted since).
     BrokerDown(BrokerId),
     /// The KRaft voter it was sent to is down.

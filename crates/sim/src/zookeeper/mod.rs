@@ -185,6 +185,10 @@ pub enum ZkError {
     NoChildrenForEphemerals,
     /// The session has expired.
     SessionExpired,
+    /// The client's connection dropped before the answer came (`ClientCnxn.cleanup` →
+    /// `conLossPacket`, release-3.4.10 `ClientCnxn.java:659, 1245-1258`): every request pending or
+    /// queued on the connection gets it. Never sent by a server; the client makes it.
+    ConnectionLoss,
 }
 
 impl ZkError {
@@ -197,6 +201,7 @@ impl ZkError {
             ZkError::NotEmpty => "NOTEMPTY",
             ZkError::NoChildrenForEphemerals => "NOCHILDRENFOREPHEMERALS",
             ZkError::SessionExpired => "SESSIONEXPIRED",
+            ZkError::ConnectionLoss => "CONNECTIONLOSS",
         }
     }
 }
@@ -322,6 +327,17 @@ pub enum ZkOp {
 }
 
 impl ZkOp {
+    /// A delete of `/controller`, alone or inside a `multi` (`triggerControllerMove`).
+    pub fn deletes_controller(&self) -> bool {
+        match self {
+            ZkOp::Delete { path, .. } => path == "/controller",
+            ZkOp::Multi { ops } => {
+                ops.iter().any(|o| matches!(o, MultiOp::Delete { path, .. } if path == "/controller"))
+            }
+            _ => false,
+        }
+    }
+
     /// The partitions whose state znode this request would write (a `setData` or `create` of a
     /// `.../partitions/<n>/state` path, alone or inside a `multi`).
     pub fn state_writes(&self) -> Vec<crate::ids::TopicPartition> {
@@ -489,6 +505,37 @@ pub struct WatchEvent {
     pub path: String,
     /// What happened.
     pub kind: WatchEventType,
+}
+
+/// A watch as the client remembers it (`ZooKeeper.ZKWatchManager`), with what it last read of the
+/// node, to re-register it on a new connection (`SetWatches`, release-3.4.10 `ClientCnxn.java:
+/// 885-935`).
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
+#[serde(tag = "table", rename_all = "snake_case")]
+pub enum ClientWatch {
+    /// A data or exists watch: `mzxid` of the node when it was read, `None` if it was missing.
+    Data {
+        /// Path.
+        path: String,
+        /// The node's `mzxid` the client read.
+        mzxid: Option<u64>,
+    },
+    /// A child watch, with the children the client read.
+    Child {
+        /// Path.
+        path: String,
+        /// The children it read.
+        names: Vec<String>,
+    },
+}
+
+impl ClientWatch {
+    /// The watched path.
+    pub fn path(&self) -> &str {
+        match self {
+            ClientWatch::Data { path, .. } | ClientWatch::Child { path, .. } => path,
+        }
+    }
 }
 
 /// A server-side session (`SessionTrackerImpl`).
@@ -749,6 +796,51 @@ impl DataTree {
 
     fn add_watch(&mut self, path: &str, table: WatchTable, session: SessionId) {
         self.watches.entry((path.into(), table)).or_default().insert(session);
+    }
+
+    /// `DataTree.setWatches` (release-3.4.10 `DataTree.java:1164-1199`): a reconnected client's
+    /// watches, registered again for `session`, or fired at once when the node changed since the
+    /// client read it. The client's `relativeZxid` is modelled per watch: a data watch fires
+    /// `NodeDataChanged` when the node's `mzxid` moved past the one read (`NodeCreated` for an
+    /// exists watch on a node that now exists), a child watch `NodeChildrenChanged` when its
+    /// children differ from those read; either fires `NodeDeleted` when the node is gone.
+    pub fn set_watches(&mut self, session: SessionId, watches: &[ClientWatch]) -> Vec<WatchEvent> {
+        let mut events = Vec::new();
+        for w in watches {
+            let path = w.path();
+            let node = self.nodes.get(path);
+            let fired = match (w, node) {
+                (ClientWatch::Data { mzxid: Some(_), .. } | ClientWatch::Child { .. }, None) => {
+                    Some(WatchEventType::NodeDeleted)
+                }
+                (ClientWatch::Data { mzxid: None, .. }, Some(_)) => Some(WatchEventType::NodeCreated),
+                (ClientWatch::Data { mzxid: Some(m), .. }, Some(n)) if n.stat.mzxid > *m => {
+                    Some(WatchEventType::NodeDataChanged)
+                }
+                (ClientWatch::Child { names, .. }, Some(_)) if self.children(path) != *names => {
+                    Some(WatchEventType::NodeChildrenChanged)
+                }
+                _ => None,
+            };
+            match (fired, w) {
+                (Some(kind), _) => events.push(WatchEvent { session, path: path.into(), kind }),
+                (None, ClientWatch::Data { .. }) => self.add_watch(path, WatchTable::Data, session),
+                (None, ClientWatch::Child { .. }) => self.add_watch(path, WatchTable::Child, session),
+            }
+        }
+        events
+    }
+
+    /// The client's connection to this server closed: its watches here go with it
+    /// (`NIOServerCnxn.close` → `ZooKeeperServer.removeCnxn` → `DataTree.removeCnxn`,
+    /// release-3.4.10 `NIOServerCnxn.java:1018`). Returns whether there were any.
+    pub fn drop_watches(&mut self, session: SessionId) -> bool {
+        let mut any = false;
+        self.watches.retain(|_, set| {
+            any |= set.remove(&session);
+            !set.is_empty()
+        });
+        any
     }
 
     fn fire(&mut self, path: &str, table: WatchTable, kind: WatchEventType, out: &mut Vec<WatchEvent>) {

@@ -269,6 +269,7 @@ impl ZkServerNode {
             Payload::ZkRequest { session, xid, op, controller } => {
                 self.on_request(from, session, xid, op, controller, now, links, out)
             }
+            Payload::ZkSetWatches { session, watches } => self.on_set_watches(from, session, &watches, now, links, out),
             Payload::ZkPeer { msg } => self.on_peer(from, msg, now, links, out),
             _ => {}
         }
@@ -323,11 +324,19 @@ impl ZkServerNode {
         }
     }
 
-    /// The client is connected on `session`: answer, and send what was held for it.
+    /// The client is connected on `session` by a new connection: answer. What was held for the
+    /// session was queued on its old connection, which is gone; the client's `SetWatches` on
+    /// this connection fires what changed meanwhile ([`DataTree::set_watches`]).
     pub(super) fn accept(&mut self, client: NodeId, session: SessionId, out: &mut Outbox) {
         self.clients.insert(client, session);
+        self.held.remove(&session);
         out.send(client, Payload::ZkConnectResponse { result: ConnectResult::Connected(session) });
-        self.release_held(session, client, out);
+    }
+
+    /// Drops the watches `session` has on this server (building a world whose clients each set
+    /// their watches on their own server).
+    pub fn drop_watches(&mut self, session: SessionId) {
+        self.tree.drop_watches(session);
     }
 
     /// A client request. Its packet touches its session here; reads are answered from this
@@ -404,7 +413,29 @@ impl ZkServerNode {
                     },
                     false => 0,
                 };
+                // Who held `/controller` before a broker's delete of it (`triggerControllerMove`).
+                let holder = match mine.is_some() && op.deletes_controller() {
+                    true => self.tree.get("/controller").and_then(|n| match n.data {
+                        ZData::Controller { broker_id, .. } => Some((broker_id, n.stat.ephemeral_owner)),
+                        _ => None,
+                    }),
+                    false => None,
+                };
                 let (result, events) = self.tree.apply(*session, op, *now);
+                if let (Some(o), Some((holder, holder_session)), ZkResult::Deleted | ZkResult::MultiOk) =
+                    (mine, holder, &result)
+                {
+                    if let NodeId::Broker(by) = o.client {
+                        let holder_live = holder_session.is_some_and(|h| self.tree.is_live(h));
+                        out.log(EventKind::LeaderChange, || {
+                            format!(
+                                "{me}: broker {by}'s session 0x{session:x} deleted /controller, held by broker {holder}{}",
+                                if holder_live && holder != by { " whose session is alive" } else { "" }
+                            )
+                        });
+                        out.mark(Mark::ControllerZnodeDeleted { by, session: *session, holder, holder_live });
+                    }
+                }
                 if let Some(o) = mine {
                     self.answer(o, *session, op, *controller, current_epoch, result, out);
                 }
@@ -564,6 +595,47 @@ impl ZkServerNode {
         self.notify(events, links, out);
     }
 
+    /// `SetWatches` on a resumed connection (`FinalRequestProcessor`, `OpCode.setWatches`,
+    /// release-3.4.10 `FinalRequestProcessor.java:293-303`): served from this replica, like a read.
+    fn on_set_watches(
+        &mut self,
+        from: NodeId,
+        session: SessionId,
+        watches: &[crate::zookeeper::ClientWatch],
+        now: u64,
+        links: &dyn ClientLinks,
+        out: &mut Outbox,
+    ) {
+        if self.role == Role::Looking || self.clients.get(&from) != Some(&session) {
+            return;
+        }
+        self.touch(session, now);
+        let events = self.tree.set_watches(session, watches);
+        let me = self.id;
+        out.headline(EventKind::ZkRequest, || {
+            format!(
+                "{me}: setWatches from {from} (session 0x{session:x}): {} watch(es) set again, {} fired at once",
+                watches.len() - events.len(),
+                events.len()
+            )
+        });
+        self.notify(events, links, out);
+    }
+
+    /// The client's TCP connection was reset: the server closes its side (`NIOServerCnxn.close`);
+    /// the session lives on, but the watches the client set here and the notifications queued on
+    /// the connection go with it (the client sets its watches again on its next connection).
+    pub fn on_client_reset(&mut self, client: NodeId, out: &mut Outbox) -> bool {
+        let Some(session) = self.clients.remove(&client) else { return false };
+        self.tree.drop_watches(session);
+        self.held.remove(&session);
+        let me = self.id;
+        out.log(EventKind::ZkSession, || {
+            format!("{me}: connection of {client} (session 0x{session:x}) reset; closed; its watches here removed")
+        });
+        true
+    }
+
     /// A change in what the server hears of `client`'s connection, which carries `session`.
     /// Silence and hearing again reach the leader's tracker by the implicit relay
     /// ([`ZkServerNode::on_touches`]); a healed connection gets what was held for it.
@@ -644,7 +716,7 @@ mod tests {
     //! `Pair`): each call is one input, and the test reads the effects it produced.
     use super::*;
     use crate::vec_map::{VecMap, VecSet};
-    use crate::zookeeper::{LeaderIsr, WatchEventType, ZkError};
+    use crate::zookeeper::{ClientWatch as ClientWatchOf, LeaderIsr, WatchEventType, ZkError};
     use alloc::vec;
 
     const TIMEOUT: u64 = 6000;
@@ -810,10 +882,11 @@ mod tests {
     }
 
     #[test]
-    fn a_notification_for_a_cut_client_is_held_until_it_reconnects() {
+    fn a_notification_held_for_a_dead_connection_comes_back_through_set_watches() {
         let mut p = Pair::new(DataTree::new());
         p.request(B1, create("/controller", true), true);
-        p.request(B2, ZkOp::GetData { path: "/controller".into(), watch: true }, false);
+        let (read, _) = p.request(B2, ZkOp::GetData { path: "/controller".into(), watch: true }, false);
+        let ZkResult::Data { stat, .. } = read else { panic!("{read:?}") };
         let b = p.links.on[&B2];
         p.cut(B2, 10);
         let (_, out) = p.request(B1, ZkOp::Delete { path: "/controller".into(), version: -1 }, true);
@@ -821,18 +894,37 @@ mod tests {
         let held = WatchEvent { session: b, path: "/controller".into(), kind: WatchEventType::NodeDeleted };
         assert_eq!(p.zk.held(b), &[held.clone()][..]);
 
-        // b2 timed out its connection and reconnects on the same session: the answer, then the
-        // notification.
+        // b2 timed out its connection and reconnects on the same session: a new connection gets
+        // only the answer (what was queued on the old one died with it)…
         p.links.cut.remove(&B2);
         let out = p.connect(B2, Some(b));
-        assert_eq!(
-            out.sent(),
-            vec![
-                (B2, Payload::ZkConnectResponse { result: ConnectResult::Connected(b) }),
-                (B2, Payload::ZkWatch { event: held }),
-            ]
-        );
+        assert_eq!(out.sent(), vec![(B2, Payload::ZkConnectResponse { result: ConnectResult::Connected(b) })]);
         assert!(p.zk.held(b).is_empty());
+        // …and the client's SetWatches, with the mzxid it read, fires the deletion at once.
+        let watch = ClientWatchOf::Data { path: "/controller".into(), mzxid: Some(stat.mzxid) };
+        let out = p.deliver(B2, Payload::ZkSetWatches { session: b, watches: vec![watch.clone()] });
+        assert_eq!(watches(&out), vec![(B2, held)]);
+        // A node that did not change is watched again, and fires on its next change.
+        p.request(B1, create("/controller", true), true);
+        let (read, _) = p.request(B2, ZkOp::GetData { path: "/controller".into(), watch: false }, false);
+        let ZkResult::Data { stat, .. } = read else { panic!("{read:?}") };
+        let watch = ClientWatchOf::Data { path: "/controller".into(), mzxid: Some(stat.mzxid) };
+        let out = p.deliver(B2, Payload::ZkSetWatches { session: b, watches: vec![watch] });
+        assert!(watches(&out).is_empty(), "unchanged since read: watched again, nothing fired");
+        let (_, out) = p.request(B1, ZkOp::Delete { path: "/controller".into(), version: -1 }, true);
+        assert_eq!(watches(&out).len(), 1, "the re-set watch fires");
+    }
+
+    #[test]
+    fn a_reset_connection_takes_its_watches_and_queue_with_it() {
+        let mut p = Pair::new(DataTree::new());
+        p.request(B1, create("/controller", true), true);
+        p.request(B2, ZkOp::GetData { path: "/controller".into(), watch: true }, false);
+        let mut out = Outbox::default();
+        assert!(p.zk.on_client_reset(B2, &mut out), "b2 was connected here");
+        assert!(!p.zk.on_client_reset(B2, &mut out), "only once");
+        let (_, out) = p.request(B1, ZkOp::Delete { path: "/controller".into(), version: -1 }, true);
+        assert!(watches(&out).is_empty(), "the watch went with the connection");
     }
 
     #[test]
