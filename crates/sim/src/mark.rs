@@ -33,27 +33,52 @@ pub enum Mark {
         /// `/controller_epoch`'s znode version after the write (`epochZkVersion`).
         epoch_zk_version: i32,
     },
-    /// `initializeControllerContext` read the live brokers (`/brokers/ids`).
+    /// `initializeControllerContext` read the live brokers (`/brokers/ids`, then each broker's
+    /// znode). Kafka logs nothing here: `Currently active brokers in the cluster: Set(…)` comes
+    /// only after every partition state is read (1.0.0 `KafkaController.scala:716`, after
+    /// `updateLeaderAndIsrCache` at :712), with [`Mark::ContextLoaded`].
     LiveBrokersRead {
         /// The controller.
         controller: BrokerId,
         /// The brokers it found.
         live: Vec<BrokerId>,
     },
-    /// `initializeControllerContext` loaded every partition's leader and ISR into its cache.
+    /// `initializeControllerContext` loaded every partition's leader and ISR into its cache
+    /// (`updateLeaderAndIsrCache`); the controller then logs `Currently active brokers in the
+    /// cluster: Set(…)` (1.0.0 KC:716, 1.1.0 KC:656, 2.1.0 KC:652).
     ContextLoaded {
         /// The controller.
         controller: BrokerId,
         /// How many partitions' states it loaded.
         partitions: u32,
+        /// The live brokers it logs (the ones [`Mark::LiveBrokersRead`] read).
+        #[serde(default)]
+        live: Vec<BrokerId>,
     },
-    /// `PartitionStateMachine.startup`: how many partitions start Online and Offline.
+    /// `PartitionStateMachine.startup`'s `initializePartitionState`: how many partitions start
+    /// Online and Offline, before `triggerOnlinePartitionStateChange` elects any. Kafka 1.0 logs
+    /// nothing here (1.1.0 and 2.1.0 log `Triggering online partition state changes`); its
+    /// `Started partition state machine …` line comes after the elections, with
+    /// [`Mark::PartitionStateMachineStarted`].
     PartitionStatesStarted {
         /// The controller.
         controller: BrokerId,
         /// OnlinePartition.
         online: u32,
         /// OfflinePartition (or NewPartition).
+        offline: u32,
+    },
+    /// `PartitionStateMachine.startup` returned: `triggerOnlinePartitionStateChange` ran (every
+    /// election of the failover is done or failed), and the controller logs `Started partition
+    /// state machine with initial state -> …` (1.0.0 `PartitionStateMachine.scala:60`, 1.1.0 :63,
+    /// 2.1.0 :67). Kafka prints the map as it is then, so "initial" counts the elected partitions
+    /// as Online.
+    PartitionStateMachineStarted {
+        /// The controller.
+        controller: BrokerId,
+        /// OnlinePartition, after the elections.
+        online: u32,
+        /// Still OfflinePartition (or NewPartition): the elections that failed.
         offline: u32,
     },
     /// `BrokerChange` compared `/brokers/ids` with the cached live brokers.

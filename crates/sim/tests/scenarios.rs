@@ -107,8 +107,9 @@ fn seed_incident_ends_with_leader_minus_one_and_a_stuck_consumer() {
         "broker 1 selects leader 1 for partition 3",
         &|m| matches!(m, Mark::LeaderSelected { controller: 1, partition, leader: 1, leader_epoch: 14, .. } if partition == &p3),
     );
-    let loaded =
-        at(e2, "broker 2 loads its context", &|m| matches!(m, Mark::ContextLoaded { controller: 2, partitions: 50 }));
+    let loaded = at(e2, "broker 2 loads its context", &|m| {
+        matches!(m, Mark::ContextLoaded { controller: 2, partitions: 50, .. })
+    });
     // 1.0 reads the states one by one: broker 2 read p3 (leader 3) early in its load, before
     // broker 1's write landed; the load ends after it.
     // No mark carries a partition's cached state: the log line tells what broker 2 cached.

@@ -29,6 +29,17 @@
 //! (:354), `Started partition state machine with initial state -> …` (1.0.0
 //! `PartitionStateMachine.scala:60`; 1.0 prints the whole map, the model counts it). Lines with no
 //! 1.0 counterpart (`Loaded leader and ISR of N partitions …`) are the model's own summaries.
+//!
+//! Two of them come later than the code they describe might suggest, in 1.0.0, 1.1.0 and 2.1.0
+//! alike: `Currently active brokers` is logged at the end of `initializeControllerContext` (1.0.0
+//! KC:716, 1.1.0 KC:656, 2.1.0 KC:652), after `updateLeaderAndIsrCache` has read every partition
+//! state (1.0.0 KC:712), not when `/brokers/ids` is read (KC:706); and `Started partition state
+//! machine` is logged at the end of `PartitionStateMachine.startup` (1.0.0 PSM:56-61, 1.1.0 :58-64,
+//! 2.1.0 :62-68), after `triggerOnlinePartitionStateChange` has run every election, so the map it
+//! prints already counts the elected partitions as Online. The typed facts keep their own moments:
+//! [`Mark::LiveBrokersRead`] at the read, [`Mark::PartitionStatesStarted`] at
+//! `initializePartitionState` (before the elections), [`Mark::ContextLoaded`] and
+//! [`Mark::PartitionStateMachineStarted`] with the two lines.
 use super::{
     children, controller_id, election, readable_brokers, short_list, Cached, Controller, ControllerIo, Exec,
     Step as AnyStep,
@@ -74,7 +85,10 @@ pub(super) enum Step {
     /// Every partition's state has been read one by one.
     StatesRead,
     ReplicaStartup,
+    /// `PartitionStateMachine.startup`: `initializePartitionState`, then the elections.
     PartitionStartup,
+    /// `PartitionStateMachine.startup` after `triggerOnlinePartitionStateChange`: its log line.
+    PartitionStarted,
     FailoverDone,
     /// `triggerControllerMove`: delete `/controller`; with the `/controller_epoch` version to
     /// check (2.1's `deleteController(expectedControllerEpochZkVersion)`), else unconditionally.
@@ -100,7 +114,7 @@ impl Step {
             Step::ReadState(tp) => format!("initializeControllerContext: updateLeaderAndIsrCache({tp})"),
             Step::RegisterIsrListener => "registerIsrChangeNotificationListener".into(),
             Step::ReplicaStartup => "ReplicaStateMachine.startup".into(),
-            Step::PartitionStartup => "PartitionStateMachine.startup".into(),
+            Step::PartitionStartup | Step::PartitionStarted => "PartitionStateMachine.startup".into(),
             Step::FailoverDone => "onControllerFailover".into(),
             Step::MoveController(_) | Step::MoveControllerCheck => "triggerControllerMove".into(),
         }
@@ -195,6 +209,10 @@ impl Step {
             }
             Step::PartitionStartup => {
                 c.partition_state_machine_startup(io);
+                Exec::Done
+            }
+            Step::PartitionStarted => {
+                c.partition_state_machine_started(io);
                 Exec::Done
             }
             Step::FailoverDone => {
@@ -330,13 +348,9 @@ impl Step {
                 c.then(Step::ReadBrokers(paths));
             }
             Step::ReadBrokers(paths) => {
+                // 1.0.0 KC:706 `getAllBrokersInCluster`; the line naming them comes after the
+                // partition states are read (`states_loaded`).
                 let live = readable_brokers(&paths, &result);
-                io.log(EventKind::Info, || {
-                    format!(
-                        "Currently active brokers in the cluster: Set({})",
-                        fmt_ids(live.iter().copied()).replace(',', ", ")
-                    )
-                });
                 io.out.mark(Mark::LiveBrokersRead { controller: io.id, live: live.iter().copied().collect() });
                 c.ctx.live_brokers = live;
             }
@@ -379,7 +393,11 @@ impl Step {
                 }
             }
             // Local steps never wait on ZooKeeper.
-            Step::ReplicaStartup | Step::PartitionStartup | Step::FailoverDone | Step::StatesRead => {}
+            Step::ReplicaStartup
+            | Step::PartitionStartup
+            | Step::PartitionStarted
+            | Step::FailoverDone
+            | Step::StatesRead => {}
         }
     }
 }
@@ -522,7 +540,20 @@ impl Controller {
                 self.ctx.leadership.len()
             )
         });
-        io.out.mark(Mark::ContextLoaded { controller: io.id, partitions: self.ctx.leadership.len() as u32 });
+        // `initializeControllerContext` logs the live brokers it read only now, after
+        // `updateLeaderAndIsrCache` (1.0.0 KC:712-716; 1.1.0 KC:652-656; 2.1.0 KC:648-652).
+        let live = &self.ctx.live_brokers;
+        io.log(EventKind::Info, || {
+            format!(
+                "Currently active brokers in the cluster: Set({})",
+                fmt_ids(live.iter().copied()).replace(',', ", ")
+            )
+        });
+        io.out.mark(Mark::ContextLoaded {
+            controller: io.id,
+            partitions: self.ctx.leadership.len() as u32,
+            live: live.iter().copied().collect(),
+        });
     }
 
     /// `ReplicaStateMachine.startup`: replicas on live brokers Online (and told so), the others
@@ -561,7 +592,7 @@ impl Controller {
     }
 
     /// `PartitionStateMachine.startup`: `initializePartitionState`, then
-    /// `triggerOnlinePartitionStateChange`.
+    /// `triggerOnlinePartitionStateChange`, then its log line ([`Step::PartitionStarted`]).
     fn partition_state_machine_startup(&mut self, io: &mut ControllerIo) {
         let live = &self.ctx.live_brokers;
         let mut offline = Vec::new();
@@ -581,6 +612,27 @@ impl Controller {
             .collect_ordered();
         self.partition_states = states;
         let online = self.ctx.assignment.len() - offline.len();
+        // No log line here in 1.0 (1.1.0 PSM:61 and 2.1.0 PSM:65 log `Triggering online partition
+        // state changes`, which the model does not).
+        io.out.mark(Mark::PartitionStatesStarted {
+            controller: io.id,
+            online: online as u32,
+            offline: offline.len() as u32,
+        });
+        self.push_front(alloc::vec![election::Step::TriggerOnline.into(), Step::PartitionStarted.into()]);
+    }
+
+    /// The end of `PartitionStateMachine.startup` (1.0.0 PSM:60, after
+    /// `triggerOnlinePartitionStateChange` at :58): `Started partition state machine with initial
+    /// state -> $partitionState`, the map as the elections left it.
+    fn partition_state_machine_started(&mut self, io: &mut ControllerIo) {
+        let offline: Vec<TopicPartition> = self
+            .partition_states
+            .iter()
+            .filter(|(_, s)| **s != PartitionState::OnlinePartition)
+            .map(|(tp, _)| tp.clone())
+            .collect();
+        let online = self.partition_states.len() - offline.len();
         io.log(EventKind::Info, || {
             format!(
                 "Started partition state machine with initial state -> {online} OnlinePartition, {} OfflinePartition{}",
@@ -588,11 +640,10 @@ impl Controller {
                 if offline.is_empty() { String::new() } else { format!(" ({})", short_list(&offline)) }
             )
         });
-        io.out.mark(Mark::PartitionStatesStarted {
+        io.out.mark(Mark::PartitionStateMachineStarted {
             controller: io.id,
             online: online as u32,
             offline: offline.len() as u32,
         });
-        self.then(election::Step::TriggerOnline);
     }
 }

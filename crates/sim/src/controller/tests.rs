@@ -123,6 +123,7 @@ impl Harness {
                         | Mark::LiveBrokersRead { .. }
                         | Mark::ContextLoaded { .. }
                         | Mark::PartitionStatesStarted { .. }
+                        | Mark::PartitionStateMachineStarted { .. }
                         | Mark::BrokerStartup { .. }
                 )
             })
@@ -333,7 +334,10 @@ fn fenced_writes_check_the_epoch_version_read_at_election_and_a_failed_check_res
     assert!(h.logged(
         "Loaded leader and ISR of 1 partitions into the controller context; __consumer_offsets-3: {\"leader\":1,\"leader_epoch\":14,\"isr\":[1,2]} (zkVersion 28)"
     ));
-    assert!(h.logged("Started partition state machine with initial state -> 0 OnlinePartition, 1 OfflinePartition (__consumer_offsets-3)"));
+    // initializePartitionState: p3 (leader 1, not live) starts Offline. `Started partition state
+    // machine` waits for the elections (2.1.0 PSM:67, after triggerOnlinePartitionStateChange).
+    assert!(h.marks().contains(&Mark::PartitionStatesStarted { controller: 2, online: 0, offline: 1 }));
+    assert!(!h.marks().iter().any(|m| matches!(m, Mark::PartitionStateMachineStarted { .. })));
     // electLeaderForPartition: read, then a write fenced at the version read at election.
     assert_eq!(h.pending(), ZkOp::GetData { path: tp().state_path(), watch: false });
     h.respond(state_znode(li(1, 14, &[1, 2], 7), 28));
@@ -364,6 +368,61 @@ fn fenced_writes_check_the_epoch_version_read_at_election_and_a_failed_check_res
     assert!(h.logged("Resigned (broker 2 held epoch 8; /controller is now broker 3)"));
     assert_eq!((h.c.active_id, h.c.ctx.epoch, h.c.listeners), (3, 0, false));
     assert!(h.nothing_pending() && h.c.job.is_none(), "the rest of the failover was abandoned");
+    // ControllerMovedException left PartitionStateMachine.startup before its log line.
+    assert!(!h.marks().iter().any(|m| matches!(m, Mark::PartitionStateMachineStarted { .. })));
+}
+
+/// 1.0's failover in 1.0's order of log lines: `Currently active brokers` after every partition
+/// state is read (1.0.0 KC:712-716), `Started partition state machine` after the elections (1.0.0
+/// PSM:56-61). The facts the lines tell are marked with them: [`Mark::ContextLoaded`] carries the
+/// live brokers, [`Mark::PartitionStateMachineStarted`] the states the elections left.
+#[test]
+fn one_oh_logs_the_live_brokers_after_the_state_reads_and_the_partition_states_after_the_elections() {
+    let one_oh = mode_where(|b| b.epoch_bump_failure_swallowed && b.context_reads_one_by_one);
+    let mut h = won_and_read_epoch(one_oh);
+    h.respond(ZkResult::Written { stat: stat(7) });
+    assert_eq!(h.pending(), ZkOp::GetChildren { path: "/isr_change_notification".into(), watch: true });
+    h.respond(ZkResult::Children { names: Vec::new() });
+    assert_eq!(h.pending(), ZkOp::GetChildren { path: "/brokers/ids".into(), watch: true });
+    h.respond(ZkResult::Children { names: vec!["2".into(), "3".into()] });
+    h.respond(ZkResult::DataMany {
+        items: vec![Some((ZData::Broker { id: 2 }, stat(0))), Some((ZData::Broker { id: 3 }, stat(0)))],
+    });
+    let is_loaded = |m: &Mark| matches!(m, Mark::ContextLoaded { .. });
+    let is_started = |m: &Mark| matches!(m, Mark::PartitionStateMachineStarted { .. });
+    // /brokers/ids is read, but the line that names the live brokers is not logged yet.
+    assert!(h.marks().contains(&Mark::LiveBrokersRead { controller: 3, live: vec![2, 3] }));
+    assert!(!h.marks().iter().any(is_loaded));
+    assert_eq!(h.pending(), ZkOp::GetChildren { path: "/brokers/topics".into(), watch: true });
+    h.respond(ZkResult::Children { names: vec![OFFSETS_TOPIC.into()] });
+    let p0 = TopicPartition::new(OFFSETS_TOPIC, 0);
+    let assignment = ZData::Assignment { partitions: [(0, vec![2, 3]), (3, vec![1, 2, 3])].into_iter().collect() };
+    h.respond(ZkResult::DataMany { items: vec![Some((assignment, stat(0)))] });
+    // getPartitionLeaderAndIsrForTopics: one getData at a time; still no line after the first.
+    assert_eq!(h.pending(), ZkOp::GetData { path: p0.state_path(), watch: false });
+    h.respond(state_znode(li(2, 13, &[2, 3], 7), 27));
+    assert!(!h.marks().iter().any(is_loaded));
+    assert_eq!(h.pending(), ZkOp::GetData { path: tp().state_path(), watch: false });
+    h.respond(state_znode(li(1, 14, &[1, 2], 7), 28));
+    // updateLeaderAndIsrCache is done: now `Currently active brokers in the cluster: Set(2, 3)`.
+    assert!(h.marks().contains(&Mark::ContextLoaded { controller: 3, partitions: 2, live: vec![2, 3] }));
+    // initializePartitionState: p0 Online (leader 2 live), p3 Offline (leader 1 is not).
+    assert!(h.marks().contains(&Mark::PartitionStatesStarted { controller: 3, online: 1, offline: 1 }));
+    assert!(!h.marks().iter().any(is_started), "PSM:60 comes after triggerOnlinePartitionStateChange");
+    // electLeaderForPartition(p3): read, write.
+    assert_eq!(h.pending(), ZkOp::GetData { path: tp().state_path(), watch: false });
+    h.respond(state_znode(li(1, 14, &[1, 2], 7), 28));
+    assert!(matches!(h.pending(), ZkOp::SetData { ref path, version: 28, .. } if *path == tp().state_path()));
+    assert!(!h.marks().iter().any(is_started));
+    h.respond(ZkResult::Written { stat: stat(29) });
+    // The elections are done: `Started partition state machine with initial state -> …` prints the
+    // map as they left it, p3 Online.
+    let marks = h.marks();
+    let elected = marks.iter().position(|m| matches!(m, Mark::LeaderElected { leader: 2, .. })).expect("p3 elected");
+    let started = marks.iter().position(is_started).expect("the partition state machine started");
+    assert!(elected < started);
+    assert_eq!(marks[started], Mark::PartitionStateMachineStarted { controller: 3, online: 2, offline: 0 });
+    assert!(h.nothing_pending() && h.c.job.is_none(), "the failover is done");
 }
 
 #[test]
