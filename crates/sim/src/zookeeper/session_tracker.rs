@@ -11,6 +11,16 @@
 //! * `checkSession`: a request on a missing or closing session gets `SESSIONEXPIRED`
 //!   (`SessionTrackerImpl.java:260`, called from `PrepRequestProcessor.java:325`).
 //!
+//! **A steady clock is assumed.** 3.4.10's tracker reads the wall clock, `System.currentTimeMillis()`:
+//! for the first bucket (`SessionTrackerImpl.java:101`), in the expirer loop (:144) and in
+//! `touchSession` (:177). The expirer wakes, removes the bucket `nextExpirationTime`, expires it
+//! and adds one interval, with no wait while the clock is past it (:143-157), so a forward step of
+//! the leader's wall clock expires every bucket it jumps over at once, whether or not those
+//! sessions' clients are alive; a backward step delays every expiry by the step. ZOOKEEPER-2774
+//! (3.4.11, commit 3c4f01f) switched these reads to `Time.currentElapsedTime()` (`System.nanoTime`).
+//! The model's virtual time never steps, so its rule — expiry in (timeout, timeout + tick] after the
+//! last touch the leader saw — holds only for a leader whose clock does not jump.
+//!
 //! The tracker only holds times; the server owns the timers (one per bucket that holds a session).
 use super::SessionId;
 use crate::vec_map::{VecMap, VecSet};
