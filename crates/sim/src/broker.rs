@@ -234,6 +234,9 @@ impl Broker {
         if self.zk.sleeping {
             return; // the client is in its reconnect sleep; it connects when that is over
         }
+        if self.zk.init_blocked {
+            return; // KAFKA-6879: no new session is ever opened
+        }
         match self.zk.state {
             ConnState::Disconnected => out.send(
                 self.zk.server(),
@@ -340,6 +343,9 @@ impl Broker {
 
     /// Connects to the next server of the list (the same one when the list has only one).
     fn connect_next(&mut self, cfg: &Config, out: &mut Outbox) {
+        if self.zk.init_blocked {
+            return; // KAFKA-6879: no new session is ever opened
+        }
         if self.zk.servers.len() < 2 {
             let session = if matches!(self.zk.state, ConnState::Expired | ConnState::Connecting) {
                 None
@@ -354,7 +360,7 @@ impl Broker {
 
     /// Tries the next server of the connection string, resuming the session if it has one.
     fn move_server(&mut self, cfg: &Config, out: &mut Outbox) {
-        if self.zk.servers.len() < 2 {
+        if self.zk.servers.len() < 2 || self.zk.init_blocked {
             return;
         }
         let (from, to) = self.zk.next_server();
@@ -401,6 +407,9 @@ impl Broker {
 
     /// Answer to a connect.
     pub fn on_zk_connect_response(&mut self, result: ConnectResult, cfg: &Config, out: &mut Outbox) {
+        if self.zk.init_blocked {
+            return;
+        }
         match result {
             ConnectResult::Expired => {
                 let zkclient_line = format!(
@@ -455,10 +464,15 @@ impl Broker {
         self.registered = false;
         if !cfg.behaviour().retry_after_expiry {
             let failed = self.zk.fail_all();
+            let next = if cfg.behaviour().expire_waits_under_init_lock && self.controller.needs_zk_after_expiry() {
+                "calling beforeInitializingSession under the initialization lock"
+            } else {
+                "initializing a new session"
+            };
             out.log(
                 EventKind::ZkSession,
                 || format!(
-                    "[ZooKeeperClient broker={}] Session expired: {} pending request(s) fail with SESSIONEXPIRED and are not retried; initializing a new session",
+                    "[ZooKeeperClient broker={}] Session expired: {} pending request(s) fail with SESSIONEXPIRED and are not retried; {next}",
                     self.id,
                     failed.len()
                 ),
@@ -493,7 +507,14 @@ impl Broker {
             }
         }
         if cfg.behaviour().expire_event {
-            self.controller.expire(&mut ControllerIo { id: self.id, zk: &mut self.zk, cfg, out });
+            let io = &mut ControllerIo { id: self.id, zk: &mut self.zk, cfg, out };
+            // KAFKA-6879 (1.1.0): the handler waits for Expire under the initialization lock; if
+            // the thread's event needs ZooKeeper again, neither moves and `initialize()` never runs.
+            if cfg.behaviour().expire_waits_under_init_lock && self.controller.deadlock(io) {
+                self.zk.init_blocked = true;
+                return;
+            }
+            self.controller.expire(io);
         }
         out.send(self.zk.server(), Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms });
     }

@@ -354,6 +354,23 @@ pub enum Mark {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         failed_writes: Vec<TopicPartition>,
     },
+    /// KAFKA-6879 (Kafka 1.1.0): the session expired while the controller thread was inside an
+    /// event that then made one more ZooKeeper request; that request blocks on `ZooKeeperClient`'s
+    /// initialization lock, which the expiry handler holds while it waits for the thread to take
+    /// `Expire`. Neither ever moves: the broker opens no new session and its controller processes
+    /// no further event (see [`crate::mode::Behaviour::expire_waits_under_init_lock`]).
+    ControllerDeadlock {
+        /// The broker.
+        broker: BrokerId,
+        /// The event the controller thread was processing (`ControllerEvent` name).
+        event: String,
+        /// The call it is blocked in (`triggerControllerMove`'s `deleteController`, or
+        /// `fetchPendingPreferredReplicaElections`).
+        blocked_in: String,
+        /// The thread resigned before it blocked (`elect`'s catch-all → `triggerControllerMove`);
+        /// when false it still believes it is the controller (`activeControllerId` is its own id).
+        resigned: bool,
+    },
     /// A broker registered `/brokers/ids/<id>` on its current session.
     BrokerRegistered {
         /// The broker.

@@ -24,6 +24,7 @@
 //! | [`epoch_bump_failure_swallowed`](Behaviour::epoch_bump_failure_swallowed) | yes | no | – (bumped in the create) | – |
 //! | [`context_reads_one_by_one`](Behaviour::context_reads_one_by_one) | yes | no | no | – |
 //! | [`owner_read_fails_on_connection_loss`](Behaviour::owner_read_fails_on_connection_loss) | yes | no | no | – |
+//! | [`expire_waits_under_init_lock`](Behaviour::expire_waits_under_init_lock) | – (no `Expire`) | yes (KAFKA-6879) | no | – |
 //! | [`control_plane`](Behaviour::control_plane) | ZooKeeper | ZooKeeper | ZooKeeper | KRaft quorum |
 //!
 //! Sources, by property (paths under `core/src/main/scala/kafka/`; KC = `controller/KafkaController.scala`,
@@ -80,6 +81,30 @@
 //!   as a plain `ZkException` into `elect`'s catch-all (KC:1692-1694) → `triggerControllerMove`.
 //!   1.1.0 KZC:1492-1494 and 2.1.0 KZC:1647-1649 (`getAfterNodeExists`) retry it with
 //!   `retryRequestUntilConnected`.
+//! - `expire_waits_under_init_lock` (KAFKA-6879): 1.1.0 `zookeeper/ZooKeeperClient.scala`:356-364
+//!   `scheduleSessionExpiryHandler` runs `beforeInitializingSession` *inside*
+//!   `inWriteLock(initializationLock)`, and only then `initialize()` (the new session, :328-345)
+//!   and `afterInitializingSession`; the controller's `beforeInitializingSession` (1.1.0 KC:160-164)
+//!   does `clearAndPut(expireEvent)` and blocks in `expireEvent.waitUntilProcessed()`, a latch that
+//!   `Expire.process` counts down as its first statement (KC:1497-1498, await at :1503-1505). Every
+//!   ZooKeeper request takes the read lock (`handleRequests`, :137, via `retryRequestsUntilConnected`,
+//!   KZC:1440-1444). So if the event the controller thread is processing when the session expires
+//!   makes one more request after its call failed, the thread blocks on the read lock and never
+//!   takes `Expire`, and the expiry thread holds the write lock waiting for it: no new session, ever.
+//!   In 1.1.0 that happens when the failed call is inside `elect`'s `try` (KC:1199-1203: the
+//!   create and all of `onControllerFailover`), whose catch-all (:1214-1216) calls
+//!   `triggerControllerMove` → `onControllerResignation`, `activeControllerId = -1`,
+//!   `zkClient.deleteController()` (:1180-1184), a request; or when `PartitionStateMachine`
+//!   swallows it (`handleStateChanges`, 1.1.0 PSM:111-121) and `onControllerFailover` goes on to
+//!   `fetchPendingPreferredReplicaElections` (KC:251, :661-662). With the thread idle, `Expire` is
+//!   taken at once, counts the latch down first, and nothing blocks. 1.1.1 (KAFKA-6879, commit
+//!   80396dab) calls the callbacks *before* taking the lock (1.1.1 ZooKeeperClient.scala:328-333,
+//!   `callBeforeInitializingSession`); its rename of `waitUntilProcessed` to
+//!   `waitUntilProcessingStarted` (1.1.1 KC:166, :1501-1507) changes nothing, the latch was already
+//!   counted down first. 2.1.0 has the fix (ZooKeeperClient.scala:371-376; KC:173, :1527-1532).
+//!   The model finds only these two paths: other events that swallow the error and go on to
+//!   ZooKeeper (e.g. a `BrokerChange` whose election fails before `removeReplicasFromIsr`) let the
+//!   error escape the event instead, as before.
 //! - `control_plane`: KIP-500/595/631 (see [`crate::kraft`]).
 use alloc::format;
 use alloc::string::String;
@@ -102,6 +127,10 @@ pub enum Mode {
     /// the controller thread; elections and ISR removals are batched (pipelined reads, then
     /// pipelined conditional writes). Controller writes are still unfenced, so a controller that
     /// moves *without* its session expiring (an operator deleting `/controller`) can still write.
+    /// As shipped, 1.1.0 waits for `Expire` while holding `ZooKeeperClient`'s initialization lock,
+    /// so a session that expires while the controller thread is inside `elect`/`onControllerFailover`
+    /// deadlocks the broker's ZooKeeper client for good (KAFKA-6879,
+    /// [`Behaviour::expire_waits_under_init_lock`]); 1.1.1 fixed that and behaves like 2.1.0 there.
     #[serde(rename = "1.1")]
     Kafka11,
     /// Kafka 2.1.0: everything 1.1.0 has, plus KAFKA-6082: `/controller` is created in the same
@@ -174,6 +203,13 @@ pub struct Behaviour {
     /// it, and `elect`'s catch-all then runs `triggerControllerMove` (1.0). When false, the read is
     /// retried on the next connection (1.1+).
     pub owner_read_fails_on_connection_loss: bool,
+    /// KAFKA-6879 (1.1.0 only): the session-expiry handler holds `ZooKeeperClient`'s
+    /// initialization write lock while it waits for the controller thread to take `Expire`. If the
+    /// event in progress makes another ZooKeeper request after its call failed, that request
+    /// blocks on the read lock: the controller thread and the expiry handler wait for each other
+    /// forever and no new session is ever opened. When false (1.1.1, 2.1.0) the callbacks run
+    /// before the lock is taken and the blocked request fails and lets the thread reach `Expire`.
+    pub expire_waits_under_init_lock: bool,
     /// ZooKeeper or a KRaft quorum.
     pub control_plane: ControlPlaneKind,
 }
@@ -246,6 +282,7 @@ impl Mode {
             epoch_bump_failure_swallowed: false,
             context_reads_one_by_one: false,
             owner_read_fails_on_connection_loss: false,
+            expire_waits_under_init_lock: true,
             control_plane: zk,
         };
         match self {
@@ -262,11 +299,17 @@ impl Mode {
                 epoch_bump_failure_swallowed: true,
                 context_reads_one_by_one: true,
                 owner_read_fails_on_connection_loss: true,
+                expire_waits_under_init_lock: false,
                 control_plane: zk,
             },
             Mode::Kafka11 => kafka_zk_client,
-            // 2.1.0: 1.1.0 plus KAFKA-6082.
-            Mode::Fenced => Behaviour { fenced_writes: true, controller_move_checks_owner: true, ..kafka_zk_client },
+            // 2.1.0: 1.1.0 plus KAFKA-6082, and with 1.1.1's KAFKA-6879 fix.
+            Mode::Fenced => Behaviour {
+                fenced_writes: true,
+                controller_move_checks_owner: true,
+                expire_waits_under_init_lock: false,
+                ..kafka_zk_client
+            },
             Mode::Kraft => Behaviour {
                 retry_after_expiry: false,
                 expire_event: false,
@@ -280,6 +323,7 @@ impl Mode {
                 epoch_bump_failure_swallowed: false,
                 context_reads_one_by_one: false,
                 owner_read_fails_on_connection_loss: false,
+                expire_waits_under_init_lock: false,
                 control_plane: ControlPlaneKind::Kraft,
             },
         }
@@ -310,7 +354,17 @@ mod tests {
         assert!(!k11.fenced_writes && !k11.controller_move_checks_owner && legacy.retry_after_expiry);
         assert!(!legacy.batched_elections && !legacy.batched_isr_removal && !legacy.register_on_controller_thread);
         let fenced = Mode::Fenced.behaviour();
-        assert_eq!(Behaviour { fenced_writes: false, controller_move_checks_owner: false, ..fenced }, k11);
+        assert_eq!(
+            Behaviour {
+                fenced_writes: false,
+                controller_move_checks_owner: false,
+                expire_waits_under_init_lock: true,
+                ..fenced
+            },
+            k11
+        );
+        assert!(k11.expire_waits_under_init_lock && !fenced.expire_waits_under_init_lock);
+        assert!(!legacy.expire_waits_under_init_lock && !Mode::Kraft.behaviour().expire_waits_under_init_lock);
         assert!(legacy.epoch_bump_failure_swallowed && legacy.context_reads_one_by_one);
         assert!(!k11.epoch_bump_failure_swallowed && !k11.context_reads_one_by_one);
         assert!(Mode::Kraft.behaviour().is_kraft() && !legacy.is_kraft());

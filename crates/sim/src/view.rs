@@ -549,6 +549,11 @@ impl World {
             if let Some(j) = &b.controller.job {
                 q.push(format!("▶ {}", j.event.name()));
             }
+            if let Some(s) = &b.controller.stuck {
+                // KAFKA-6879: `clearAndPut` left `Expire` behind the event that never ends.
+                q.push(format!("▶ {}", s.event));
+                q.push("Expire".into());
+            }
             q.extend(b.controller.queue.iter().map(|e| e.name()));
             nodes.push(NodeView {
                 id: NodeId::Broker(b.id),
@@ -566,7 +571,12 @@ impl World {
                     Vec::new()
                 },
                 controller_queue: q,
-                controller_waiting: b.controller.job.as_ref().and_then(|j| j.waiting_on()),
+                controller_waiting: b.controller.job.as_ref().and_then(|j| j.waiting_on()).or_else(|| {
+                    b.controller
+                        .stuck
+                        .as_ref()
+                        .map(|s| format!("{} (deadlocked on the ZooKeeper client's lock)", s.call))
+                }),
                 zk_server: if self.kraft().is_none() { Some(b.zk.server()) } else { None },
             });
         }

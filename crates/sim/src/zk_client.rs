@@ -211,6 +211,10 @@ pub struct ZkClient {
     pub watches: Vec<ClientWatch>,
     /// In the sleep before its next connect attempt ([`ZkClient::reconnect_delay`]).
     pub sleeping: bool,
+    /// KAFKA-6879 (1.1.0): the session-expiry handler holds the initialization write lock and
+    /// waits for a controller thread that is itself blocked on the read lock. The client never
+    /// opens a new session (`initialize()` comes after the callbacks), and every request waits.
+    pub init_blocked: bool,
 }
 
 impl Default for ZkClient {
@@ -226,6 +230,7 @@ impl Default for ZkClient {
             last_connected: None,
             watches: Vec::new(),
             sleeping: false,
+            init_blocked: false,
         }
     }
 }

@@ -120,6 +120,29 @@ impl Step {
         }
     }
 
+    /// 1.1.0: the step's ZooKeeper call is inside `elect`'s `try` (KC:1199-1203: the
+    /// `checkedEphemeralCreate`, with its own check of an existing node, and all of
+    /// `onControllerFailover`), so an exception from it reaches the catch-all (:1214-1216). The
+    /// reads of `/controller` before the `try` (`elect`'s first `getControllerId`, `maybeResign`)
+    /// and `triggerControllerMove`'s delete are outside it.
+    pub(super) fn inside_elect_try(&self) -> bool {
+        matches!(
+            self,
+            Step::CreateController
+                | Step::CreateControllerFenced
+                | Step::CheckOwnCreate
+                | Step::ReadEpoch
+                | Step::IncrementEpoch
+                | Step::RegisterIsrListener
+                | Step::ReadBrokerIds
+                | Step::ReadBrokers(_)
+                | Step::ReadTopics
+                | Step::ReadAssignments(_)
+                | Step::ReadStates
+                | Step::ReadState(_)
+        )
+    }
+
     /// The step creates `/controller` (on the raw handle: not retried on a new session).
     pub(super) fn creates_controller(&self) -> bool {
         matches!(self, Step::CreateController | Step::CreateControllerFenced)

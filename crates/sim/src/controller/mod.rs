@@ -362,6 +362,16 @@ impl Job {
     }
 }
 
+/// The controller event thread, blocked for good (KAFKA-6879): the event it was processing and
+/// the call whose request waits on `ZooKeeperClient`'s initialization lock.
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
+pub struct Stuck {
+    /// The event (`ControllerEvent` name).
+    pub event: String,
+    /// The call blocked on the lock.
+    pub call: String,
+}
+
 /// The controller component of a broker.
 #[derive(Clone, PartialEq, Eq, Debug, Hash)]
 pub struct Controller {
@@ -381,6 +391,9 @@ pub struct Controller {
     pub listeners: bool,
     /// Requests held for a broker whose link is cut (re-sent on heal).
     pub held: VecMap<BrokerId, Vec<crate::message::Payload>>,
+    /// KAFKA-6879 (1.1.0): the event thread is blocked for good on `ZooKeeperClient`'s
+    /// initialization lock; it processes nothing more.
+    pub stuck: Option<Stuck>,
     batch: Batch,
     sent: requests::Sent,
 }
@@ -396,6 +409,7 @@ impl Default for Controller {
             replica_states: VecMap::new(),
             listeners: false,
             held: VecMap::new(),
+            stuck: None,
             batch: Batch::default(),
             sent: requests::Sent::default(),
         }
@@ -448,6 +462,9 @@ impl Controller {
     /// `ControllerEventThread.doWork`: run the event thread until it blocks on ZooKeeper or runs
     /// out of events.
     pub fn run(&mut self, io: &mut ControllerIo) {
+        if self.stuck.is_some() {
+            return;
+        }
         loop {
             if self.job.is_none() {
                 let Some(ev) = self.queue.pop_front() else { return };
@@ -676,6 +693,80 @@ impl Controller {
         if was {
             self.resign_noting("its session expired; Expire does not read /controller".into(), io);
         }
+    }
+
+    /// KAFKA-6879: where 1.1.0's event thread goes after the ZooKeeper call its event waits on
+    /// failed because the session expired, when its next move is another ZooKeeper request:
+    /// `Some(true)` when the call is inside `elect`'s `try` (1.1.0 KC:1199-1203), whose catch-all
+    /// (:1214-1216) runs `triggerControllerMove` (resign, then `deleteController`, :1180-1184);
+    /// `Some(false)` for the batched election of `PartitionStateMachine.startup` inside
+    /// `onControllerFailover`, whose error `handleStateChanges` swallows (1.1.0 PSM:111-121)
+    /// before the failover reads `/admin/preferred_replica_election` (KC:251, :661-662) as a
+    /// controller that has not resigned. `None` when the error escapes the event (or the thread is
+    /// idle): the thread then takes `Expire`.
+    /// Whether the event in progress makes another ZooKeeper request after its pending call fails
+    /// with `SESSIONEXPIRED` (see `request_after_expiry`).
+    pub fn needs_zk_after_expiry(&self) -> bool {
+        self.request_after_expiry().is_some()
+    }
+
+    fn request_after_expiry(&self) -> Option<bool> {
+        let job = self.job.as_ref()?;
+        match job.waiting.as_ref()? {
+            Step::Failover(s) if s.inside_elect_try() => Some(true),
+            Step::BatchElection(_)
+                if matches!(
+                    job.event,
+                    ControllerEvent::Startup | ControllerEvent::Reelect | ControllerEvent::RegisterBrokerAndReelect
+                ) =>
+            {
+                Some(false)
+            }
+            _ => None,
+        }
+    }
+
+    /// Kafka 1.1.0's session expiry when the event in progress still needs ZooKeeper (see
+    /// [`crate::mode::Behaviour::expire_waits_under_init_lock`]): the expiry handler has cleared
+    /// the queue and put `Expire` (1.1.0 KC:161-162) and waits for it under the initialization
+    /// write lock; the thread handles the error as the code does, then its next request blocks on
+    /// the read lock (1.1.0 ZooKeeperClient.scala:137). Returns false (nothing done) when the
+    /// thread would reach `Expire` instead.
+    pub fn deadlock(&mut self, io: &mut ControllerIo) -> bool {
+        if !self.needs_zk_after_expiry() {
+            return false;
+        }
+        let resigns = self.request_after_expiry() == Some(true);
+        let failed = self.job.as_mut().and_then(|j| j.waiting.take()).map(|s| s.name()).unwrap_or_default();
+        let dropped = self.queue.len();
+        self.queue.clear();
+        let call = if resigns {
+            self.elect_failed(&format!("KeeperException$SessionExpiredException (in {failed})"), io);
+            "triggerControllerMove: deleteController"
+        } else {
+            self.slog(
+                io,
+                EventKind::Info,
+                format!("Error while moving some partitions to OnlinePartition state: KeeperException$SessionExpiredException (in {failed})"),
+            );
+            self.batch = Batch::default();
+            "fetchPendingPreferredReplicaElections"
+        };
+        let event = self.job.take().map(|j| j.event.name()).unwrap_or_default();
+        io.log(
+            EventKind::Info,
+            || format!(
+                "{call} blocks on ZooKeeperClient's initialization lock: the session-expiry handler holds it while it waits for this thread to process Expire (clearAndPut dropped {dropped} queued event(s)). Deadlock (KAFKA-6879): no new ZooKeeper session, and the controller thread processes no further event"
+            ),
+        );
+        io.out.mark(Mark::ControllerDeadlock {
+            broker: io.id,
+            event: event.clone(),
+            blocked_in: call.into(),
+            resigned: resigns,
+        });
+        self.stuck = Some(Stuck { event, call: call.into() });
+        true
     }
 
     /// `onControllerResignation`.
