@@ -714,6 +714,7 @@ pub fn builtins() -> Vec<(&'static str, &'static str)> {
         ("clean-failover", include_str!("../scenarios/clean-failover.json")),
         ("controller-moved", include_str!("../scenarios/controller-moved.json")),
         ("operator-delete", include_str!("../scenarios/operator-delete.json")),
+        ("kafka-6879-deadlock", include_str!("../scenarios/kafka-6879-deadlock.json")),
     ]
 }
 
