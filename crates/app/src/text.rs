@@ -34,7 +34,7 @@ pub fn gap_words(ms: u64) -> String {
 pub fn mode_words(m: Mode) -> &'static str {
     match m {
         Mode::Legacy => "Kafka 0.11–1.0",
-        Mode::Kafka11 => "Kafka 1.1–2.0 (KAFKA-5642)",
+        Mode::Kafka11 => "Kafka 1.1.0 (KAFKA-5642, before the KAFKA-6879 fix)",
         Mode::Fenced => "with the KAFKA-6082 fix",
         Mode::Kraft => "KRaft quorum",
     }
@@ -64,7 +64,7 @@ pub fn words_list(words: &[&str]) -> String {
 pub fn mode_label(m: Mode) -> &'static str {
     match m {
         Mode::Legacy => "0.11–1.0 (legacy)",
-        Mode::Kafka11 => "1.1–2.0 (no retry after expiry)",
+        Mode::Kafka11 => "1.1.0 (no retry after expiry)",
         Mode::Fenced => "KAFKA-6082 fix (fenced)",
         Mode::Kraft => "KRaft, no ZooKeeper",
     }
