@@ -457,7 +457,9 @@ impl Broker {
     /// `zkclient_line`) keeps every request to retry on it. Kafka 1.1's `ZooKeeperClient` fails
     /// every pending request with `SESSIONEXPIRED` (`retryRequestsUntilConnected` retries only
     /// `CONNECTIONLOSS`), then `beforeInitializingSession` makes the controller clear its queue
-    /// and process `Expire` before the new session is opened.
+    /// and process `Expire` before the new session is opened. In 1.1.0 that wait holds the
+    /// client's initialization lock: if the controller thread's event needs ZooKeeper again, both
+    /// wait for good and no new session is opened (KAFKA-6879, [`Controller::deadlock`]).
     fn learn_session_expired(&mut self, zkclient_line: String, cfg: &Config, out: &mut Outbox) {
         self.zk.state = ConnState::Expired;
         self.zk.watches.clear();

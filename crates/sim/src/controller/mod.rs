@@ -18,7 +18,8 @@
 //! event put by `clearAndPut` when the session expires (`KafkaController.startup`'s
 //! `StateChangeHandler`), makes `ControllerChange` re-read `/controller` (`maybeResign`), re-registers
 //! the broker through `RegisterBrokerAndReelect`, and batches elections and ISR removals (pipelined
-//! requests: [`Exec::WaitAll`]); 2.1.0 has all of that and wraps every controller write in the
+//! requests: [`Exec::WaitAll`]), and as shipped can deadlock on that expiry
+//! ([`Controller::deadlock`], KAFKA-6879, fixed in 1.1.1); 2.1.0 has all of that but the deadlock and wraps every controller write in the
 //! KAFKA-6082 epoch check, and checks the owner before `triggerControllerMove` deletes `/controller`.
 //!
 //! The controller is its own type, owned by its broker (`Broker.controller`); what
