@@ -1,12 +1,15 @@
 //! Permalinks: a whole run (scenario — a built-in's name or the scenario itself —, mode, seed, the
 //! user's faults with the steps they were made at, and the step shown) in one URL fragment.
-//! Format: `v2.` + base64url (no padding) of raw DEFLATE of a small JSON object. Versioned, size
+//! Format: `v3.` + base64url (no padding) of raw DEFLATE of a small JSON object. Versioned, size
 //! limited, and every failure is a one-line message; decoding never panics.
 //!
 //! The version also names the model a link was made with. `v1` links were made before the model
 //! had a ZooKeeper ensemble and 1.0's own controller-move paths (2026-12-03): they still open, with
 //! a notice ([`Link::notice`]) that the run may differ, and a `v1` link to the built-in
-//! `seed-incident` opens `zkclient-retry`, which carries that scenario's old faults.
+//! `seed-incident` opens `zkclient-retry`, which carries that scenario's old faults. `v2` links were
+//! made before `seed-incident` lost its operator (2026-12-07): a `v2` link to it opens
+//! `operator-delete`, the scenario that now carries the operator's delete of `/controller`; every
+//! `v2` link also gets the notice, since ZooKeeper's client now sleeps before it reconnects.
 use crate::scenario::{builtin, one_line, Mode, Scenario};
 use crate::timeline::{Timeline, UserCommand};
 use alloc::format;
@@ -15,7 +18,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 /// The current link version.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// The oldest link version still read.
 pub const OLDEST_VERSION: u32 = 1;
 /// Longest fragment accepted.
@@ -73,11 +76,13 @@ impl Link {
         }
     }
 
-    /// The built-in this link opens: its own, except that a `v1` link to `seed-incident` opens
-    /// `zkclient-retry`, the scenario that now carries `seed-incident`'s faults of then.
+    /// The built-in this link opens: its own, except that an older link to `seed-incident` opens
+    /// the scenario that now carries `seed-incident`'s faults of then: `zkclient-retry` for `v1`,
+    /// `operator-delete` for `v2`.
     pub fn builtin_opened(&self) -> Option<&str> {
         match self.builtin.as_deref() {
             Some("seed-incident") if self.version < 2 => Some("zkclient-retry"),
+            Some("seed-incident") if self.version < 3 => Some("operator-delete"),
             other => other,
         }
     }
@@ -90,12 +95,17 @@ impl Link {
         }
         let moved = match (self.builtin.as_deref(), self.builtin_opened()) {
             (Some(a), Some(b)) if a != b => format!(
-                " Its scenario '{a}' now follows the blog's own order on a three-server ZooKeeper ensemble; the run this link showed is the built-in '{b}', opened here."
+                " Its scenario '{a}' has changed since; the run this link showed is closest to the built-in '{b}', opened here."
             ),
             _ => String::new(),
         };
+        let since = if self.version < 2 {
+            "ZooKeeper expires sessions in tickTime buckets, Kafka 1.0's own controller-move paths are modelled, and ZooKeeper's client sleeps before it reconnects"
+        } else {
+            "ZooKeeper's client sleeps before it reconnects and sets its watches again on a new connection, and seed-incident needs no operator"
+        };
         Some(format!(
-            "This link was made with an older model (link version {}): since then ZooKeeper expires sessions in tickTime buckets and Kafka 1.0's own controller-move paths are modelled, so times and steps may differ from what its author saw.{moved}",
+            "This link was made with an older model (link version {}): since then {since}, so times and steps may differ from what its author saw.{moved}",
             self.version
         ))
     }
@@ -157,11 +167,11 @@ impl Link {
         if f.len() > MAX_LINK_BYTES {
             return Err(format!("the link is {} bytes long; the limit is {MAX_LINK_BYTES}", f.len()));
         }
-        let (ver, body) = f.split_once('.').ok_or("the link has no version prefix (expected v2.…)")?;
+        let (ver, body) = f.split_once('.').ok_or("the link has no version prefix (expected v3.…)")?;
         let v: u32 = ver
             .strip_prefix('v')
             .and_then(|n| n.parse().ok())
-            .ok_or_else(|| format!("'{}' is not a link version (expected v2)", clip(ver)))?;
+            .ok_or_else(|| format!("'{}' is not a link version (expected v3)", clip(ver)))?;
         if !(OLDEST_VERSION..=VERSION).contains(&v) {
             return Err(if v > VERSION {
                 format!(

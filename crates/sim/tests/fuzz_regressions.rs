@@ -35,14 +35,14 @@ fn a_link_with_control_characters_in_its_version_is_refused_in_one_line() {
     let fragment = "#vP\0\0\0\0\0\0\x000tyi\0#v1.q1YqSi0tyi_\"command\0(:IqLkksSlGqBQA_\"command\0(:IqLkksSlGqBQA";
     let e = Link::decode(fragment).expect_err("not a link");
     assert_one_line(&e);
-    assert_eq!(e, "'vP\\u{0}\\u{0}\\u{0}\\u{0}\\u{0}\\u{0}\\u{0}0tyi\\u{0}#v1' is not a link version (expected v2)");
+    assert_eq!(e, "'vP\\u{0}\\u{0}\\u{0}\\u{0}\\u{0}\\u{0}\\u{0}0tyi\\u{0}#v1' is not a link version (expected v3)");
 }
 
 /// The same class through a valid link's payload: serde's "unknown field", and a built-in's name
 /// that `restore` echoes.
 #[test]
 fn names_inside_a_link_are_echoed_on_one_line() {
-    let pack = |json: &str| format!("v2.{}", b64url_encode(&deflate(json.as_bytes())));
+    let pack = |json: &str| format!("v3.{}", b64url_encode(&deflate(json.as_bytes())));
     let e = Link::decode(&pack("{\"seed\":1,\"x\\ny\":2}")).expect_err("unknown field");
     assert_one_line(&e);
     assert!(e.contains("unknown field `x\\ny`"), "{e}");

@@ -25,7 +25,7 @@ fn with_user_faults() -> Timeline {
 fn a_link_restores_the_same_state_at_the_same_step() {
     let t = with_user_faults();
     let link = Link::of(&t, Mode::Legacy).encode();
-    assert!(link.starts_with("v2."));
+    assert!(link.starts_with("v3."));
     assert!(Link::decode(&link).unwrap().notice().is_none(), "a link made now needs no notice");
     let back = Link::decode(&format!("#{link}")).unwrap();
     assert_eq!(back.builtin.as_deref(), Some("seed-incident"));
@@ -58,9 +58,9 @@ fn hostile_links_fail_with_a_message() {
     let cases: Vec<(String, &str)> = vec![
         (String::new(), "empty"),
         ("hello".into(), "no version prefix"),
-        (good.replacen("v2.", "v9.", 1), "newer splitbrain"),
-        (good.replacen("v2.", "v0.", 1), "not supported"),
-        (good.replacen("v2.", "vx.", 1), "not a link version"),
+        (good.replacen("v3.", "v9.", 1), "newer splitbrain"),
+        (good.replacen("v3.", "v0.", 1), "not supported"),
+        (good.replacen("v3.", "vx.", 1), "not a link version"),
         (format!("{}$%", &good[..good.len() / 2]), "not valid base64url"),
         (good[..good.len() / 2].to_string(), "corrupted"),
         (format!("v1.{}", "A".repeat(MAX_LINK_BYTES)), "limit"),
@@ -90,7 +90,8 @@ fn hostile_links_fail_with_a_message() {
 
 /// A link made before the ensemble (version 1) still opens, says why its run may differ, and a
 /// version-1 link to `seed-incident` opens `zkclient-retry`, which carries that scenario's old
-/// faults; the same link at version 2 opens `seed-incident` itself.
+/// faults; the same link at version 2 (before seed-incident lost its operator) opens
+/// `operator-delete`, with a notice; at version 3 it opens `seed-incident` itself.
 #[test]
 fn an_old_link_opens_with_a_notice_and_the_scenario_it_meant() {
     let json = br#"{"builtin":"seed-incident","seed":1,"step":40}"#;
@@ -100,7 +101,11 @@ fn an_old_link_opens_with_a_notice_and_the_scenario_it_meant() {
     let t = old.restore().unwrap();
     assert_eq!(t.scenario().name, "zkclient-retry");
     assert_eq!(t.cursor(), 40);
-    let new = Link::decode(&format!("v2.{}", b64url_encode(&miniz_deflate(json)))).unwrap();
+    let v2 = Link::decode(&format!("v2.{}", b64url_encode(&miniz_deflate(json)))).unwrap();
+    let notice = v2.notice().expect("a v2 link gets a notice");
+    assert!(notice.contains("operator-delete"), "{notice}");
+    assert_eq!(v2.restore().unwrap().scenario().name, "operator-delete");
+    let new = Link::decode(&format!("v3.{}", b64url_encode(&miniz_deflate(json)))).unwrap();
     assert!(new.notice().is_none());
     assert_eq!(new.restore().unwrap().scenario().name, "seed-incident");
     let json = br#"{"builtin":"clean-failover","seed":1}"#;
