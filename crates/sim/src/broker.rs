@@ -254,14 +254,12 @@ impl Broker {
     /// 3.4.10 `ClientCnxn.java:1039-1060` → `startConnect`, `ClientCnxn.java:989`).
     pub fn on_zk_closed(&mut self, cfg: &Config, out: &mut Outbox) {
         if self.zk.state == ConnState::Connected {
-            out.log(EventKind::ZkSession, || {
-                format!(
-                    "[ZkClient broker={}] zookeeper state changed (Disconnected): {} closed the connection",
-                    self.id,
-                    self.zk.server()
-                )
-            });
-            self.connection_lost(cfg, out);
+            let (id, server) = (self.id, self.zk.server());
+            self.connection_lost(
+                move || format!("[ZkClient broker={id}] zookeeper state changed (Disconnected): {server} closed the connection"),
+                cfg,
+                out,
+            );
         } else {
             self.zk.conn_gen += 1;
             self.reconnect_later(cfg, out);
@@ -279,14 +277,14 @@ impl Broker {
         }
         match self.zk.state {
             ConnState::Connected => {
-                out.log(EventKind::ZkSession, || {
-                    format!(
-                        "[ZkClient broker={}] zookeeper state changed (Disconnected): connection to {server} reset (java.io.IOException: Connection reset by peer); {} request(s) pending",
-                        self.id,
-                        self.zk.outstanding.len()
-                    )
-                });
-                self.connection_lost(cfg, out);
+                let (id, pending) = (self.id, self.zk.outstanding.len());
+                self.connection_lost(
+                    move || format!(
+                        "[ZkClient broker={id}] zookeeper state changed (Disconnected): connection to {server} reset (java.io.IOException: Connection reset by peer); {pending} request(s) pending"
+                    ),
+                    cfg,
+                    out,
+                );
                 true
             }
             ConnState::Disconnected | ConnState::Connecting | ConnState::Expired => {
@@ -305,9 +303,21 @@ impl Broker {
     /// ZkClient's `retryUntilConnected` retries its own on the next connection; of the raw
     /// handle's, `ZKCheckedEphemeral` creates again but its `getData` takes the error as the
     /// result (1.0.0 `ZkUtils.scala:1129-1131`), which `create()` throws into `elect`'s catch-all.
-    fn connection_lost(&mut self, cfg: &Config, out: &mut Outbox) {
+    /// `disconnected` is ZkClient's line, logged as its event thread sees `Disconnected`: after the
+    /// raw handle's callbacks, which `cleanup` queued first (release-3.4.10 `ClientCnxn.java:
+    /// 1170-1175`).
+    fn connection_lost(&mut self, disconnected: impl crate::effects::Line, cfg: &Config, out: &mut Outbox) {
         self.zk.disconnect();
         let lost = self.zk.take_raw_reads();
+        for o in &lost {
+            if let ZkOp::GetData { path, .. } = &*o.op {
+                // ZKCheckedEphemeral's GetDataCallback, `case _` (1.0.0 ZkUtils.scala:1129-1130).
+                out.log(EventKind::Info, || {
+                    format!("[ZKCheckedEphemeral broker={}] ZooKeeper event while getting znode data: {path} CONNECTIONLOSS", self.id)
+                });
+            }
+        }
+        out.log(EventKind::ZkSession, disconnected);
         for o in lost {
             if o.purpose == Purpose::Controller {
                 let loss = ZkResult::Error { code: ZkError::ConnectionLoss };
@@ -389,20 +399,19 @@ impl Broker {
             self.reconnect_later(cfg, out);
             return;
         }
-        out.log(
-            EventKind::ZkSession,
-            || format!(
-                "[ZkClient broker={}] zookeeper state changed (Disconnected): no answer within the read timeout; {} request(s) will be retried",
-                self.id,
-                self.zk.outstanding.len()
-            ),
-        );
+        let (id, pending) = (self.id, self.zk.outstanding.len());
+        let line = move || {
+            format!(
+                "[ZkClient broker={id}] zookeeper state changed (Disconnected): no answer within the read timeout; {pending} request(s) will be retried"
+            )
+        };
         if self.zk.servers.len() < 2 {
             // One server: the client keeps trying it; the model reconnects when the link heals.
+            out.log(EventKind::ZkSession, line);
             self.zk.disconnect();
             return;
         }
-        self.connection_lost(cfg, out);
+        self.connection_lost(line, cfg, out);
     }
 
     /// Answer to a connect.

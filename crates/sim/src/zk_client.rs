@@ -89,6 +89,10 @@ pub struct Outstanding {
     /// Sent on the raw `ZooKeeper` handle (`ZKCheckedEphemeral`): retried on the same session
     /// after a connection loss, but failed with `SESSIONEXPIRED` when the session is gone.
     pub raw: bool,
+    /// Failed with `CONNECTIONLOSS` when a connection dropped under it, and waiting for ZkClient's
+    /// `retryUntilConnected` to issue it again once `SyncConnected` is seen: it goes out after
+    /// what was queued on the new connection meanwhile (zkclient 0.10 `ZkClient.java:981-1011`).
+    pub retried: bool,
 }
 
 /// The outstanding requests, by xid (ascending: the order sent). A sorted list rather than a map:
@@ -324,7 +328,8 @@ impl ZkClient {
         let xid = self.next_xid;
         self.next_xid += 1;
         let send = self.state == ConnState::Connected;
-        self.outstanding.insert(xid, Outstanding { op, purpose, in_flight: send, sends: send as u32, raw: false });
+        let o = Outstanding { op, purpose, in_flight: send, sends: send as u32, raw: false, retried: false };
+        self.outstanding.insert(xid, o);
         (xid, send)
     }
 
@@ -369,26 +374,34 @@ impl ZkClient {
         }
     }
 
-    /// The read timeout fired: the connection is gone, every request must be retried.
+    /// The connection is gone (`ClientCnxn.cleanup`): every pending request failed with
+    /// `CONNECTIONLOSS`. ZkClient's are retried once connected again, after what is queued
+    /// meanwhile; the raw handle's create is issued again at once by its callback, so it keeps its
+    /// place in the queue ([`ZkClient::take_raw_reads`] takes its reads).
     pub fn disconnect(&mut self) {
         self.state = ConnState::Disconnected;
         self.conn_gen += 1;
         for o in self.outstanding.values_mut() {
             o.in_flight = false;
+            o.retried = !o.raw;
         }
     }
 
-    /// Requests to (re)send now, marking them in flight.
+    /// Requests to (re)send now, marking them in flight: first those queued for the connection
+    /// (`outgoingQueue`, in the order issued), then those ZkClient retries after `SyncConnected`.
     pub fn take_resends(&mut self) -> Vec<(u64, Rc<ZkOp>, bool)> {
         if self.state != ConnState::Connected {
             return Vec::new();
         }
         let mut out = Vec::new();
-        for (xid, o) in self.outstanding.iter_mut() {
-            if !o.in_flight {
-                o.in_flight = true;
-                o.sends += 1;
-                out.push((*xid, o.op.clone(), o.purpose == Purpose::Controller));
+        for retried in [false, true] {
+            for (xid, o) in self.outstanding.iter_mut() {
+                if !o.in_flight && o.retried == retried {
+                    o.in_flight = true;
+                    o.retried = false;
+                    o.sends += 1;
+                    out.push((*xid, o.op.clone(), o.purpose == Purpose::Controller));
+                }
             }
         }
         out
@@ -428,6 +441,7 @@ mod tests {
             in_flight: true,
             sends: 1,
             raw,
+            retried: false,
         };
         let mut r = Requests::default();
         for (x, raw) in [(5, false), (2, true), (9, true), (7, false)] {

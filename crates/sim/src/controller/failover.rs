@@ -158,9 +158,16 @@ impl Step {
         let epoch = c.ctx.epoch;
         let epoch_version = c.ctx.epoch_zk_version;
         match self {
-            Step::ReadControllerId { .. } | Step::Elect | Step::CheckOwnCreate => {
+            Step::ReadControllerId { .. } | Step::Elect => {
                 Exec::Wait(ZkOp::GetData { path: "/controller".into(), watch: true })
             }
+            // 1.0.0 ZkUtils.scala:1094: `ZKCheckedEphemeral` reads the holder with `getData(path,
+            // false, …)`, no watch; 1.1+'s `getAfterNodeExists` goes through `ZooKeeperClient`,
+            // which watches `/controller` (its change handler is registered).
+            Step::CheckOwnCreate => Exec::Wait(ZkOp::GetData {
+                path: "/controller".into(),
+                watch: !io.cfg.behaviour().owner_read_fails_on_connection_loss,
+            }),
             // 2.1.0 KC:1175 `zkClient.getControllerId`: a plain read, no watch.
             Step::MoveControllerCheck => Exec::Wait(ZkOp::GetData { path: "/controller".into(), watch: false }),
             Step::CreateController => Exec::Wait(ZkOp::Create {
@@ -291,12 +298,8 @@ impl Step {
                 other => c.elect_failed(&format!("{other:?}"), io),
             },
             Step::CheckOwnCreate if result == ZkResult::Error { code: ZkError::ConnectionLoss } => {
-                // 1.0.0 ZkUtils.scala:1129-1131: "ZooKeeper event while getting znode data", the
-                // code becomes the result, and create() throws it (:1220-1221).
-                io.log(
-                    EventKind::Info,
-                    String::from("ZooKeeper event while getting znode data: /controller CONNECTIONLOSS"),
-                );
+                // 1.0.0 ZkUtils.scala:1129-1131: the callback warned (the broker logged it), the
+                // code became the result, and create() throws it (:1220-1221).
                 io.out.mark(Mark::ControllerOwnerReadLost { broker: io.id });
                 c.elect_failed("org.I0Itec.zkclient.exception.ZkException: org.apache.zookeeper.KeeperException$ConnectionLossException: KeeperErrorCode = ConnectionLoss", io);
             }
