@@ -423,6 +423,13 @@ impl Controller {
         self.active_id == id
     }
 
+    /// `elect` is waiting on `ZKCheckedEphemeral`'s read of the `/controller` holder: its create
+    /// just answered `NODEEXISTS` (the read 1.0 fails into `elect`'s catch-all if the connection
+    /// is lost).
+    pub fn reading_owner(&self) -> bool {
+        matches!(&self.job, Some(Job { waiting: Some(Step::Failover(s)), .. }) if s.reads_owner())
+    }
+
     /// Hold a dropped controller request for re-sending.
     pub fn hold(&mut self, to: BrokerId, payload: crate::message::Payload) {
         self.held.or_default(to).push(payload);

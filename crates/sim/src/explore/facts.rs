@@ -54,8 +54,15 @@ pub struct Facts {
     /// broker back before the write so that a controller is active when it lands, or move the
     /// controller away from the leader written.
     pub unfit: Vec<(u64, BrokerId, BrokerId, Option<BrokerId>)>,
+    /// The first few times a broker began `elect`'s read of the `/controller` holder (its create
+    /// had just answered `NODEEXISTS`): when, and which broker. A reset of that broker's ZooKeeper
+    /// connection (to the server named) while the read is on the wire makes 1.0's catch-all delete
+    /// `/controller`.
+    pub owner_reads: Vec<(u64, BrokerId, NodeId)>,
     /// Steps the run took.
     pub steps: u64,
+    /// The brokers reading the `/controller` holder after the last step at each.
+    reading: Vec<BrokerId>,
     /// The controller whose first election decision of its term was already seen (so each term
     /// records one hot spot, not fifty).
     last_selecting: Option<BrokerId>,
@@ -78,6 +85,17 @@ impl Facts {
         }
         self.cache_divergence |= divergent;
         self.divergence_at_end = divergent;
+        if let NodeId::Broker(b) = e.node {
+            let reading = reading_owner(w, b);
+            if reading && !self.reading.contains(&b) && self.owner_reads.len() < MAX_HOT {
+                let server = w.broker(b).map(|x| x.zk.server()).unwrap_or(NodeId::ZK);
+                self.owner_reads.push((e.time_ms, b, server));
+            }
+            self.reading.retain(|x| *x != b);
+            if reading {
+                self.reading.push(b);
+            }
+        }
         for m in &e.marks {
             match m {
                 Mark::ControllerElected { broker, .. } => {
@@ -180,6 +198,12 @@ pub(crate) fn landed(
         .unwrap_or_default();
     let kept = isr.iter().any(|m| *m != leader && registered.contains(m));
     (leader >= 0 && kept && fooled).then_some((t, from, leader))
+}
+
+/// Broker `b`'s `elect` is reading the `/controller` holder (its create answered `NODEEXISTS`).
+/// It starts and ends only at steps of `b`.
+pub(crate) fn reading_owner(w: &World, b: BrokerId) -> bool {
+    w.broker(b).is_some_and(|x| x.alive && x.controller.reading_owner())
 }
 
 /// The active controller: the live broker that `/controller` names and that acts as controller.

@@ -106,6 +106,12 @@ pub(crate) struct Palette<'a> {
     pub brokers: &'a [BrokerId],
     pub max_faults: usize,
     pub operator: bool,
+    /// Resets of broker–ZooKeeper connections are in the alphabet (ZooKeeper modes).
+    pub resets: bool,
+    /// How long a broker's read of the `/controller` holder is on the wire at most, ms.
+    pub read_window_ms: u64,
+    /// The seed of the side streams aimed resets are drawn from (one per candidate).
+    pub side_seed: u64,
 }
 
 /// The next batch: up to `limit` (≤ [`BATCH`]) candidates numbered from `first`.
@@ -117,7 +123,11 @@ pub(crate) fn batch(corpus: &Corpus, rng: &mut Rng, first: u64, limit: usize, p:
                 CandidateKind::Swarm { seed: rng.next_u64() }
             } else {
                 let parent = corpus.pick(rng);
-                CandidateKind::Replay { schedule: mutate(&parent.schedule, &parent.facts, rng, p) }
+                let mut schedule = mutate(&parent.schedule, &parent.facts, rng, p);
+                // From a stream of the candidate's own, so the mutation above is drawn as before.
+                let mut side = Rng::new(p.side_seed ^ (first + k).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                aim_reset(&mut schedule, &parent.facts, &mut side, p);
+                CandidateKind::Replay { schedule }
             };
             Candidate { index: first + k, kind }
         })
@@ -237,6 +247,32 @@ fn mutate(schedule: &[ScriptEntry], facts: &Facts, rng: &mut Rng, p: &Palette) -
     }
     crate::sorted::sort_by_key(&mut s, |e| e.at_ms);
     s
+}
+
+/// One mutation in three of a parent whose run had a broker read the `/controller` holder after
+/// NODEEXISTS: reset that broker's ZooKeeper connection while the read is on the wire (1.0's
+/// `elect` then runs `triggerControllerMove` and deletes whoever holds `/controller`).
+fn aim_reset(s: &mut Vec<ScriptEntry>, facts: &Facts, rng: &mut Rng, p: &Palette) {
+    if !p.resets || facts.owner_reads.is_empty() || rng.up_to(2) != 0 {
+        return;
+    }
+    let (t, b, server) = facts.owner_reads[rng.up_to(facts.owner_reads.len() as u64 - 1) as usize];
+    // Faults after the read change what the parent's run did there; keep them half the time.
+    if rng.up_to(1) == 0 {
+        s.retain(|e| e.at_ms <= t);
+    }
+    make_room(s, rng, p);
+    let at = t + 1 + rng.up_to(p.read_window_ms.saturating_sub(1));
+    // Half the time also bring back a broker the schedule keeps away then, within the reconnect
+    // sleep after which the lost read's broker deletes `/controller`, so that it joins the race.
+    let back: Vec<Command> = away_at(s, at).into_iter().filter(|(x, _)| *x != b).map(|(_, c)| c).collect();
+    s.push(ScriptEntry { at_ms: at, command: Command::Reset { a: NodeId::Broker(b), b: server } });
+    if !back.is_empty() && rng.up_to(1) == 0 {
+        make_room(s, rng, p);
+        let command = back[rng.up_to(back.len() as u64 - 1) as usize].clone();
+        s.push(ScriptEntry { at_ms: at + rng.up_to(super::RECONNECT_SLEEP_MS - 1), command });
+    }
+    crate::sorted::sort_by_key(s, |e| e.at_ms);
 }
 
 /// The brokers `schedule` has cut from ZooKeeper or crashed by time `t`, each with the fault that

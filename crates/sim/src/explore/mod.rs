@@ -173,8 +173,9 @@ pub fn with_schedule(base: &Scenario, schedule: &[ScriptEntry], settle_ms: u64) 
     s
 }
 
-/// The faults the explorer may inject on `base`'s cluster.
-fn alphabet(base: &Scenario, operator: bool) -> Vec<Command> {
+/// The faults the explorer may inject on `base`'s cluster; `resets`: also reset each broker's
+/// connection to the (pinned, standalone) ZooKeeper server.
+fn alphabet(base: &Scenario, operator: bool, resets: bool) -> Vec<Command> {
     let brokers: Vec<NodeId> = base.cluster.brokers.iter().map(|b| NodeId::Broker(*b)).collect();
     let mut v = Vec::new();
     if operator {
@@ -192,7 +193,28 @@ fn alphabet(base: &Scenario, operator: bool) -> Vec<Command> {
             v.push(Command::Heal { a, b, dir: Direction::Both });
         }
     }
+    if resets {
+        v.extend(brokers.iter().map(|&b| Command::Reset { a: b, b: NodeId::ZK }));
+    }
     v
+}
+
+/// The random search resets broker–ZooKeeper connections in ZooKeeper modes (a KRaft broker
+/// holds no ZooKeeper connection).
+fn resets(mode: Mode) -> bool {
+    !mode.behaviour().is_kraft()
+}
+
+/// The most a ZooKeeper client sleeps before it reconnects after a lost connection
+/// (`ClientCnxn`'s `r.nextInt(1000)`): 1.0's catch-all deletes `/controller` within it of a
+/// lost read of the holder.
+pub(crate) const RECONNECT_SLEEP_MS: u64 = 1_000;
+
+/// How long `elect`'s read of the `/controller` holder is on the wire at most: a round trip
+/// between a broker and ZooKeeper, jitter included. A reset aimed at the read lands within it.
+fn read_window_ms(base: &Scenario) -> u64 {
+    let l = &base.cluster.latency;
+    (2 * (l.broker_zk_ms + l.jitter_ms)).max(1)
 }
 
 /// Shard `index` of `count`: a disjoint, deterministic part of a search campaign.
@@ -268,7 +290,7 @@ impl Explorer {
     /// A search of `base`'s cluster (its script is ignored).
     pub fn new(mut base: Scenario, opts: Options) -> Self {
         base.pin_zookeeper();
-        let alphabet = alphabet(&base, opts.operator);
+        let alphabet = alphabet(&base, opts.operator, resets(opts.mode));
         let rng = Rng::new(opts.shard.stream(opts.seed));
         let brokers = base.cluster.brokers.clone();
         Explorer {
@@ -369,11 +391,17 @@ impl Explorer {
     /// The next batch of up to `limit` (at most [`BATCH`]) candidates of the random search. It
     /// depends only on what was absorbed before, not on how earlier batches were evaluated.
     pub fn next_batch(&mut self, limit: usize) -> Vec<Candidate> {
+        // A reset matters only while a read is on the wire (a few tens of ms): mutations place
+        // one aimed at such a read, never blindly (the resets end the alphabet).
+        let blind = self.alphabet.iter().take_while(|c| !matches!(c, Command::Reset { .. })).count();
         let palette = guided::Palette {
-            alphabet: &self.alphabet,
+            alphabet: &self.alphabet[..blind],
             brokers: &self.brokers,
             max_faults: self.opts.max_faults,
             operator: self.opts.operator,
+            resets: resets(self.opts.mode),
+            read_window_ms: read_window_ms(&self.base),
+            side_seed: self.opts.shard.stream(self.opts.seed) ^ 0x5E7_0000,
         };
         let b = guided::batch(&self.corpus, &mut self.rng, self.next_index, limit, &palette);
         self.next_index += b.len() as u64;
@@ -506,6 +534,13 @@ fn swarm_run(
     // Most runs also finish what they reach: end the leader a landed deposed write named, and
     // bring back an ISR member an ISR removal stranded at leader -1.
     let finish = rng.up_to(3) != 0;
+    // Half the runs in a ZooKeeper mode reset a broker's ZooKeeper connection while its `elect`
+    // reads the `/controller` holder after NODEEXISTS (1.0 then runs `triggerControllerMove`);
+    // drawn from a stream of their own, so a run that aims none injects what it did before.
+    let mut side = Rng::new(seed ^ 0x5E7_0000_0000);
+    let aim_resets = resets(opts.mode) && side.up_to(1) == 0;
+    let window = read_window_ms(base);
+    let mut resets_left = 2u32;
     let w = match proto {
         Some(p) => world_on(p, prefix, Some(u64::MAX / 4), opts),
         None => {
@@ -547,6 +582,7 @@ fn swarm_run(
             w.set_end(out.iter().map(|e| e.at_ms).max().unwrap_or(0) + opts.settle_ms);
         }
         let Some(e) = w.step() else { break };
+        let reads = facts.owner_reads.len();
         facts.observe(&e, &w);
         steps += 1;
         if opts.property == Property::TwoControllers && facts.two_controllers {
@@ -556,6 +592,50 @@ fn swarm_run(
         }
         if !live {
             continue;
+        }
+        // The read was lost: the broker deletes `/controller` once it reconnects. Bring back a
+        // broker the run keeps away (cut from ZooKeeper, or crashed) before that, so that it
+        // joins the race for the node.
+        let lost = e.marks.iter().any(|m| matches!(m, crate::Mark::ControllerOwnerReadLost { .. }));
+        if aim_resets && lost && out.len() < opts.max_faults && side.up_to(2) != 0 {
+            let cut = w.cut_links();
+            let away: Vec<Command> = brokers
+                .iter()
+                .filter_map(|&node| {
+                    let b = node.broker()?;
+                    if w.broker(b).is_some_and(|x| !x.alive) {
+                        Some(Command::Restart { node })
+                    } else if cut.contains(&(NodeId::ZK, node)) {
+                        Some(Command::Heal { a: node, b: NodeId::ZK, dir: Direction::Both })
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            if !away.is_empty() {
+                let cmd = away[side.up_to(away.len() as u64 - 1) as usize].clone();
+                let at = w.now() + 1 + side.up_to(RECONNECT_SLEEP_MS - 1);
+                if w.schedule(at, cmd.clone()).is_ok() {
+                    out.push(ScriptEntry { at_ms: at, command: cmd });
+                    if ended {
+                        w.set_end(at + opts.settle_ms);
+                    }
+                }
+            }
+        }
+        if aim_resets && resets_left > 0 && facts.owner_reads.len() > reads && out.len() < opts.max_faults {
+            let (_, b, server) = facts.owner_reads[reads];
+            if side.up_to(1) == 0 {
+                let at = w.now() + 1 + side.up_to(window - 1);
+                let cmd = Command::Reset { a: NodeId::Broker(b), b: server };
+                if w.schedule(at, cmd.clone()).is_ok() {
+                    resets_left -= 1;
+                    out.push(ScriptEntry { at_ms: at, command: cmd });
+                    if ended {
+                        w.set_end(at + opts.settle_ms);
+                    }
+                }
+            }
         }
         let mut react: Option<(u64, Command)> = None;
         if let Some(rate) = aim.filter(|_| injecting) {
