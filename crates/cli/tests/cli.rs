@@ -211,7 +211,7 @@ fn explore_finds_a_counterexample_in_legacy_and_none_in_fenced() {
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("cx.json");
     let o =
-        // Seed 3: the guided search finds one at schedule 106 (101 before resets joined the alphabet).
+        // Seed 3: the guided search finds one at schedule 93 (101 before resets joined the alphabet).
         sb(&["explore", "--mode", "legacy", "--seed", "3", "--budget-schedules", "300", "--json", "--out", &out.to_string_lossy()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(stdout(&o).lines().last().unwrap()).unwrap();
@@ -219,7 +219,7 @@ fn explore_finds_a_counterexample_in_legacy_and_none_in_fenced() {
     assert_eq!(viol["property"], "leader_minus_one");
     assert!(viol["schedule"].as_array().unwrap().len() <= 7);
     assert!(viol["steps"].as_u64().unwrap() > 0);
-    assert_eq!(v["result"]["schedules"], 106);
+    assert_eq!(v["result"]["schedules"], 93);
     // The determinism check: replayed twice, one trace hash.
     assert_eq!(viol["deterministic"], true);
     assert_eq!(viol["trace_hash"].as_str().unwrap().len(), 16);

@@ -12,11 +12,11 @@ fn base() -> Scenario {
 
 #[test]
 fn legacy_search_finds_and_shrinks_a_leader_minus_one_schedule() {
-    // Seed 3: the guided search finds one after 106 schedules (101 before resets joined the
+    // Seed 3: the guided search finds one after 93 schedules (101 before resets joined the
     // alphabet; the unguided swarm needed 390; the README has the table for seeds 1-12).
     let mut ex = Explorer::new(base(), Options { mode: Mode::Legacy, seed: 3, ..Options::default() });
     let c = ex.run(300).cloned().expect("a violation within 300 schedules");
-    assert_eq!(ex.tried(), 106);
+    assert_eq!(ex.tried(), 93);
     // Tick-bucket expiry (ZooKeeper 3.4 SessionTrackerImpl) shifts which schedules break: seed 1 now
     // shrinks to 7 faults (it was 6 with exact-instant expiry).
     assert!(c.schedule.len() <= 7, "shrunk to a handful of faults: {:?}", c.schedule);
@@ -43,7 +43,7 @@ fn legacy_search_finds_and_shrinks_a_leader_minus_one_schedule() {
 /// loses the violation — each one-fault-removed schedule is really run.
 #[test]
 fn shrunk_counterexamples_are_one_minimal() {
-    for (seed, tried) in [(1, 114), (3, 106), (12, 55)] {
+    for (seed, tried) in [(1, 177), (3, 93), (12, 134)] {
         let opts = Options { mode: Mode::Legacy, seed, ..Options::default() };
         let mut ex = Explorer::new(base(), opts.clone());
         let c = ex.run(300).cloned().unwrap_or_else(|| panic!("seed {seed}: a violation within 300 schedules"));
