@@ -256,7 +256,11 @@ impl Broker {
         if self.zk.state == ConnState::Connected {
             let (id, server) = (self.id, self.zk.server());
             self.connection_lost(
-                move || format!("[ZkClient broker={id}] zookeeper state changed (Disconnected): {server} closed the connection"),
+                move || {
+                    format!(
+                        "[ZkClient broker={id}] zookeeper state changed (Disconnected): {server} closed the connection"
+                    )
+                },
                 cfg,
                 out,
             );
@@ -269,7 +273,7 @@ impl Broker {
     /// The TCP connection to ZooKeeper server `server` was reset (a network fault: both ends see
     /// it closed at once, `java.io.IOException: Connection reset by peer`). If it is this client's
     /// connection, connected or connecting, the client drops it as `ClientCnxn.SendThread.run`
-    /// does for any socket error (release-3.4.10 `ClientCnxn.java:1134-1170` → `cleanup`), and
+    /// does for any socket error (release-3.4.10 `ClientCnxn.java:1142-1175` → `cleanup`), and
     /// connects to the next server after its sleep. Returns whether it was.
     pub fn on_zk_reset(&mut self, server: NodeId, cfg: &Config, out: &mut Outbox) -> bool {
         if !self.alive || self.zk.sleeping || self.zk.server() != server {
@@ -1329,6 +1333,109 @@ mod tests {
         assert_eq!(ops.len(), 2, "{ops:?}");
         assert!(ops.contains(&&read), "ZkClient's own request waits for the new session");
         assert!(ops.contains(&&ZkOp::Delete { path: "/controller".into(), version: -1 }), "triggerControllerMove");
+    }
+
+    /// 1.0: a reset while `elect` reads the `/controller` holder after NODEEXISTS loses the read
+    /// (CONNECTIONLOSS, not retried): the catch-all runs `triggerControllerMove`, whose delete
+    /// waits for the next connection. The client sleeps U[0,1000) ms, moves to the next server,
+    /// sends SetWatches first, then what was queued (the delete), then ZkClient's retried read.
+    #[test]
+    fn a_reset_under_the_holder_read_makes_one_oh_delete_the_controller_znode_after_the_reconnect() {
+        let cfg = cfg();
+        assert!(cfg.behaviour().owner_read_fails_on_connection_loss);
+        let (zk1, zk3) = (NodeId::Zk(1), NodeId::Zk(3));
+        let mut b = Broker::new(2);
+        b.alive = true;
+        b.set_started();
+        b.zk.session = Some(5);
+        b.zk.servers = vec![zk1, zk3, NodeId::Zk(2)];
+        b.zk.connected();
+        b.controller.enqueue(ControllerEvent::Reelect);
+        let mut out = Outbox::default();
+        b.controller_run(&cfg, &mut out);
+        let next = |b: &Broker| *b.zk.outstanding.keys().last().unwrap();
+        // Reelect reads /controller (none), creates it, and the create finds it held.
+        for _ in 0..4 {
+            let o = b.zk.outstanding.values().last().unwrap().clone();
+            if o.raw && !o.op.is_write() {
+                break;
+            }
+            let answer = if o.op.is_write() { ZkError::NodeExists } else { ZkError::NoNode };
+            b.on_zk_response(5, next(&b), ZkResult::Error { code: answer }, &cfg, &mut out);
+        }
+        let holder = b.zk.outstanding.values().last().unwrap();
+        assert!(holder.raw && matches!(&*holder.op, ZkOp::GetData { watch: false, .. }), "{holder:?}");
+        // ZkClient's own re-read of /controller is in flight too; it watches /brokers/ids, and
+        // /controller since its read found none.
+        let reread = ZkOp::GetData { path: "/controller".into(), watch: true };
+        b.zk.send(reread.clone(), Purpose::ControllerWatch, &mut out);
+        b.zk.note_watch(
+            &ZkOp::GetChildren { path: "/brokers/ids".into(), watch: true },
+            &ZkResult::Children { names: vec!["1".into(), "2".into()] },
+        );
+
+        let mut out = Outbox::default();
+        assert!(!b.on_zk_reset(zk3, &cfg, &mut out), "not its connection: nothing happens");
+        assert!(out.effects.is_empty());
+        assert!(b.on_zk_reset(zk1, &cfg, &mut out));
+        let marks = out.marks();
+        assert!(marks.contains(&crate::mark::Mark::ControllerOwnerReadLost { broker: 2 }), "{marks:?}");
+        assert!(marks.contains(&crate::mark::Mark::ControllerMoveTriggered { broker: 2, owner_checked: false }));
+        assert!(out.sent().is_empty(), "disconnected: nothing goes out");
+        let sleep = out.effects.iter().find_map(|e| match e {
+            Effect::RandomTimer { after_ms, up_to_ms, timer: Timer::ZkReconnect { gen } } => {
+                Some((*after_ms, *up_to_ms, *gen))
+            }
+            _ => None,
+        });
+        let gen = b.zk.conn_gen;
+        assert_eq!(sleep, Some((0, 999, gen)), "r.nextInt(1000), no spin: zk3 is not the last server used");
+        let ops: Vec<ZkOp> = b.zk.outstanding.values().map(|o| ZkOp::clone(&o.op)).collect();
+        assert_eq!(ops, vec![reread.clone(), ZkOp::Delete { path: "/controller".into(), version: -1 }]);
+
+        // The sleep is over: the client connects to zk3, resuming session 5.
+        let mut out = Outbox::default();
+        b.on_timer(&Timer::ZkReconnect { gen }, &cfg, &mut out);
+        assert_eq!(
+            out.sent(),
+            vec![(zk3, Payload::ZkConnect { session: Some(5), timeout_ms: cfg.session_timeout_ms })]
+        );
+        let mut out = Outbox::default();
+        b.on_zk_connect_response(ConnectResult::Connected(5), &cfg, &mut out);
+        let sent: Vec<Payload> = out
+            .sent()
+            .into_iter()
+            .map(|(to, p)| {
+                assert_eq!(to, zk3);
+                p
+            })
+            .collect();
+        assert!(matches!(&sent[0], Payload::ZkSetWatches { session: 5, watches } if watches.len() == 2), "{sent:?}");
+        let ops: Vec<&ZkOp> = sent[1..]
+            .iter()
+            .filter_map(|p| match p {
+                Payload::ZkRequest { op, .. } => Some(&**op),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            ops,
+            vec![&ZkOp::Delete { path: "/controller".into(), version: -1 }, &reread],
+            "queued first, retried after"
+        );
+    }
+
+    /// StaticHostProvider's spinDelay: coming back round to the server last connected to costs a
+    /// second more than the random sleep.
+    #[test]
+    fn the_reconnect_sleep_adds_the_spin_delay_when_the_list_comes_back_round() {
+        let mut c = crate::zk_client::ZkClient::default();
+        c.servers = vec![NodeId::Zk(1), NodeId::Zk(2)];
+        assert_eq!(c.reconnect_delay(), None, "never connected: the first attempt does not sleep");
+        c.connected();
+        assert_eq!(c.reconnect_delay(), Some((0, 999)), "next is zk2");
+        let _ = c.next_server();
+        assert_eq!(c.reconnect_delay(), Some((1000, 999)), "next is zk1 again, the last one connected");
     }
 
     #[test]

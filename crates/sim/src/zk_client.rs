@@ -428,9 +428,10 @@ impl ZkClient {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::vec;
 
     fn read() -> ZkOp {
-        ZkOp::GetData { path: "/controller".into(), watch: false }
+        ZkOp::GetData { path: "/controller".into(), watch: true }
     }
 
     #[test]
@@ -491,6 +492,28 @@ mod tests {
         assert_eq!(failed[0].purpose, Purpose::Controller);
         assert_eq!(c.outstanding.keys().copied().collect::<Vec<_>>(), alloc::vec![xn]);
         assert!(!c.outstanding[&xn].in_flight, "sent again once the new session is connected");
+    }
+
+    #[test]
+    fn the_client_remembers_its_watches_until_they_fire() {
+        let mut c = ZkClient::default();
+        let stat = crate::zookeeper::Stat { version: 0, cversion: 0, czxid: 3, mzxid: 7, ephemeral_owner: None };
+        let data = ZkResult::Data { data: crate::zookeeper::ZData::Empty, stat };
+        c.note_watch(&ZkOp::GetData { path: "/controller".into(), watch: false }, &data);
+        assert!(c.watches.is_empty(), "no watch asked, none kept");
+        c.note_watch(&read(), &data);
+        c.note_watch(
+            &ZkOp::GetChildren { path: "/controller".into(), watch: true },
+            &ZkResult::Children { names: vec![] },
+        );
+        assert_eq!(c.watches.len(), 2);
+        assert_eq!(c.watches[0], ClientWatch::Data { path: "/controller".into(), mzxid: Some(7) });
+        c.watch_fired("/controller", WatchEventType::NodeDataChanged);
+        assert_eq!(c.watches, vec![ClientWatch::Child { path: "/controller".into(), names: vec![] }]);
+        c.note_watch(&read(), &ZkResult::Error { code: ZkError::NoNode });
+        assert!(c.watches.contains(&ClientWatch::Data { path: "/controller".into(), mzxid: None }), "an exists watch");
+        c.watch_fired("/controller", WatchEventType::NodeDeleted);
+        assert!(c.watches.is_empty(), "a deletion fires every watch on the path");
     }
 
     #[test]
