@@ -315,13 +315,7 @@ fn fenced_writes_check_the_epoch_version_read_at_election_and_a_failed_check_res
     assert!(h.c.is_active(2));
     assert_eq!((h.c.ctx.epoch, h.c.ctx.epoch_zk_version), (8, 7));
     // initializeControllerContext, with no epoch read or bump of its own.
-    assert_eq!(h.pending(), ZkOp::GetChildren { path: "/isr_change_notification".into(), watch: true });
-    h.respond(ZkResult::Children { names: Vec::new() });
-    assert_eq!(h.pending(), ZkOp::GetChildren { path: "/brokers/ids".into(), watch: true });
-    h.respond(ZkResult::Children { names: vec!["2".into(), "3".into()] });
-    h.respond(ZkResult::DataMany {
-        items: vec![Some((ZData::Broker { id: 2 }, stat(0))), Some((ZData::Broker { id: 3 }, stat(0)))],
-    });
+    reads_isr_notifications_and_brokers_2_and_3(&mut h);
     assert_eq!(h.pending(), ZkOp::GetChildren { path: "/brokers/topics".into(), watch: true });
     h.respond(ZkResult::Children { names: vec![OFFSETS_TOPIC.into()] });
     let assignment = ZData::Assignment { partitions: [(3, vec![1, 2, 3])].into_iter().collect() };
@@ -381,13 +375,7 @@ fn one_oh_logs_the_live_brokers_after_the_state_reads_and_the_partition_states_a
     let one_oh = mode_where(|b| b.epoch_bump_failure_swallowed && b.context_reads_one_by_one);
     let mut h = won_and_read_epoch(one_oh);
     h.respond(ZkResult::Written { stat: stat(7) });
-    assert_eq!(h.pending(), ZkOp::GetChildren { path: "/isr_change_notification".into(), watch: true });
-    h.respond(ZkResult::Children { names: Vec::new() });
-    assert_eq!(h.pending(), ZkOp::GetChildren { path: "/brokers/ids".into(), watch: true });
-    h.respond(ZkResult::Children { names: vec!["2".into(), "3".into()] });
-    h.respond(ZkResult::DataMany {
-        items: vec![Some((ZData::Broker { id: 2 }, stat(0))), Some((ZData::Broker { id: 3 }, stat(0)))],
-    });
+    reads_isr_notifications_and_brokers_2_and_3(&mut h);
     let is_loaded = |m: &Mark| matches!(m, Mark::ContextLoaded { .. });
     let is_started = |m: &Mark| matches!(m, Mark::PartitionStateMachineStarted { .. });
     // /brokers/ids is read, but the line that names the live brokers is not logged yet.
@@ -670,6 +658,18 @@ fn register_broker_and_reelect_registers_then_reelects_and_stops_on_a_foreign_no
 
 /// Broker 3 (fresh) wins `/controller` and reads `/controller_epoch` = 7 at version 6; the
 /// conditional bump is next.
+
+/// `initializeControllerContext`'s first reads: no ISR change notification, brokers 2 and 3 live.
+fn reads_isr_notifications_and_brokers_2_and_3(h: &mut Harness) {
+    assert_eq!(h.pending(), ZkOp::GetChildren { path: "/isr_change_notification".into(), watch: true });
+    h.respond(ZkResult::Children { names: Vec::new() });
+    assert_eq!(h.pending(), ZkOp::GetChildren { path: "/brokers/ids".into(), watch: true });
+    h.respond(ZkResult::Children { names: vec!["2".into(), "3".into()] });
+    h.respond(ZkResult::DataMany {
+        items: vec![Some((ZData::Broker { id: 2 }, stat(0))), Some((ZData::Broker { id: 3 }, stat(0)))],
+    });
+}
+
 fn won_and_read_epoch(mode: Mode) -> Harness {
     let mut h = Harness::fresh(mode);
     h.event(ControllerEvent::Startup);
