@@ -284,7 +284,7 @@ pub fn app(props: &AppProps) -> Html {
                                 <span class="lg"><span class="dot m-client"></span>{"FindCoordinator"}</span>
                                 <span class="lg">{"★ leads the group's partition"}</span>
                             </p>
-                            <p class="hint small">{"Drag a stroke across links to cut them; drag across (or click) a cut link to heal it. Keyboard: Tab to a link, Enter. ←/→ step, n = next story step."}</p>
+                            <p class="hint small">{"Drag a stroke across links to cut them; drag across (or click) a cut link to heal it. Keyboard: Tab to a link, Enter. ←/→ step, n = next story step. Below the step controls: crash or bounce a broker, reset its ZooKeeper connection (a network blip), delete /controller."}</p>
                         }
                     </section>
                     <Controls cursor={cursor} len={len} time={fmt_time(view.time_ms)} playing={model.playing} speed={model.speed}

@@ -296,3 +296,33 @@ async fn the_page_opens_each_builtin_in_the_same_mode_as_world_and_timeline() {
         assert_eq!(m.tl.borrow().world_at(0).unwrap().mode(), want, "{name}: the run itself");
     }
 }
+
+#[wasm_bindgen_test]
+async fn the_reset_button_drops_the_brokers_zookeeper_connection_in_one_fault_step() {
+    use splitbrain_sim::view::NodeStatus;
+    use splitbrain_sim::zk_client::ConnState;
+    let m = Mounted::new().await;
+    let b2 = |v: &splitbrain_sim::View| v.nodes.iter().find(|n| n.id == NodeId::Broker(2)).cloned().unwrap();
+    let before = b2(&current_view().unwrap());
+    assert_eq!(before.status, NodeStatus::Session(ConnState::Connected), "broker 2 starts connected");
+    let server = before.zk_server.expect("a ZooKeeper mode names broker 2's server");
+    let btn = m.q("[data-testid=reset-b2]").expect("a reset button for broker 2");
+    assert_eq!(btn.tag_name(), "BUTTON");
+    let label = btn.get_attribute("aria-label").unwrap_or_default();
+    assert!(
+        label.contains("broker 2") && label.contains(&server.to_string()),
+        "the label names broker and server: {label}"
+    );
+    assert_eq!(m.all("[data-testid^='reset-b']").len(), 3, "one reset button per broker");
+    m.click("[data-testid=reset-b2]");
+    sleep(60).await;
+    assert_eq!(current_step(), Some(1), "the reset is step 1");
+    let after = b2(&current_view().unwrap());
+    assert_eq!(after.status, NodeStatus::Session(ConnState::Disconnected), "broker 2's client lost its connection");
+    let node = m.q("[data-testid=node-b2]").unwrap();
+    assert_eq!(node.get_attribute("data-session").as_deref(), Some("disconnected"), "the graph shows it");
+    let first = m.q("#ev-1").expect("the log shows step 1");
+    assert!(first.class_list().contains("k-fault"), "step 1 is a fault: {:?}", first.class_name());
+    // The link itself stays up: a reset is not a cut.
+    assert!(m.all("[data-state=cut]").is_empty(), "no link is cut");
+}

@@ -1,6 +1,7 @@
 //! Process and operator faults, just below the step controls: crash or restart a broker (or a KRaft voter),
-//! restart the consumer, delete `/controller` as an operator would. Links are cut on the graph
-//! itself; these are the faults a stroke cannot express. Each button sends one core `Command`.
+//! reset a broker's TCP connection to its ZooKeeper server (a network blip), restart the consumer,
+//! delete `/controller` as an operator would. Links are cut on the graph itself; these are the
+//! faults a stroke cannot express. Each button sends one core `Command`.
 use splitbrain_sim::ids::NodeKind;
 use splitbrain_sim::view::View;
 use splitbrain_sim::{Command, NodeId};
@@ -44,6 +45,13 @@ pub fn fault_bar(p: &FaultBarProps) -> Html {
                 {button(if n.alive { "bounce".into() } else { "start".into() },
                     if n.alive { format!("Restart {} (a fast bounce: new process, new session)", n.label) } else { format!("Start {} again", n.label) },
                     format!("restart-{id}"), false, Command::Restart { node: id }, cb)}
+                // ZooKeeper modes only: the core's view names the server this broker's client is
+                // connected to (or tries next); KRaft brokers have none, so no button.
+                if let Some(server) = n.zk_server {
+                    {button("reset ZK conn".into(),
+                        format!("Reset {}'s ZooKeeper connection (the TCP connection to {server}, as a network blip would)", n.label),
+                        format!("reset-{id}"), !n.alive, Command::Reset { a: id, b: server }, cb)}
+                }
             </span>
         }
     });
