@@ -62,7 +62,9 @@ export async function run({ page, context, baseUrl, screenshot, assert }) {
   assert.ok(m, `embed code: ${code}`);
   const src = m[1].replaceAll('&amp;', '&');
   assert.equal(src, `${new URL('embed.html', baseUrl).href}?link=${url.split('#')[1]}&panels=story`);
-  assert.match(await page.textContent('[data-testid=share-status]'), /Embed code copied|Ctrl\+C/);
+  // The status follows the clipboard's promise, which may settle after the click returns (seen
+  // on a loaded 2-core machine): wait for it rather than read it once.
+  await page.waitForFunction(() => /Embed code copied|Ctrl\+C/.test(document.querySelector('[data-testid=share-status]').textContent), null, { timeout: 5000 });
   const widget = await page.context().newPage();
   await widget.goto(src, { waitUntil: 'load' });
   await widget.waitForSelector('[data-testid=app-root] svg.graph [data-node=b1]', { timeout: 30_000 });
