@@ -15,9 +15,9 @@ export async function run({ page, baseUrl, screenshot, assert }) {
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(baseUrl + 'blog-sample.html', { waitUntil: 'load' });
   const moments = [
-    ['moment-elected', 31, 2007, /Broker 1 wins the race/],
-    ['moment-stale', 448, 2007, /Broker 2 has loaded every partition state/],
-    ['moment-leaderless', 636, 2007, /removing replica 1 from the ISR re-reads ZooKeeper/],
+    ['moment-elected', 31, 2006, /Broker 1 wins the race/],
+    ['moment-stale', 447, 2006, /Broker 2 has loaded every partition state/],
+    ['moment-leaderless', 635, 2006, /removing replica 1 from the ISR re-reads ZooKeeper/],
     // operator-delete in 2.1.0 (fenced): broker 1's batched writes reach the ensemble's leader
     // after broker 2 bumped /controller_epoch; the story says the fence refuses the write. (In
     // seed-incident 2.1 retries broker 2's lost read, so no write is left for the fence to refuse.)
@@ -96,14 +96,14 @@ export async function run({ page, baseUrl, screenshot, assert }) {
   await page.keyboard.press('ArrowRight');
   assert.match(await info(first), /^step 33 \//);
   const stale = await (await page.$('iframe[data-testid=moment-stale]')).contentFrame();
-  assert.match(await info(stale), /^step 448 \//, 'the other widget did not move');
+  assert.match(await info(stale), /^step 447 \//, 'the other widget did not move');
 
   // "Open in the full playground" carries the run and step.
   const href = await last.getAttribute('[data-testid=open-full]', 'href');
   assert.match(href, /^\.\/index\.html#v2\./);
   const full = await page.context().newPage();
   await full.goto(new URL(href, baseUrl + 'embed.html').href, { waitUntil: 'load' });
-  await full.waitForFunction(() => window.splitbrain && window.splitbrain.step() === 636, null, { timeout: 30_000 });
+  await full.waitForFunction(() => window.splitbrain && window.splitbrain.step() === 635, null, { timeout: 30_000 });
   assert.ok(await full.isVisible('[data-testid=export-bar]'), 'the full playground, not the widget');
   await full.close();
 
@@ -119,7 +119,7 @@ export async function run({ page, baseUrl, screenshot, assert }) {
   const snap = '[data-testid=docs-div] > [data-testid=snapshot]';
   await page.waitForSelector(`${snap} svg.graph [data-node=b1]`, { timeout: 10_000 });
   assert.equal(await page.getAttribute(snap, 'inert'), '', 'the snapshot takes no clicks or focus');
-  assert.match(await page.textContent(`${snap} .story`), /Step 448/, 'the snapshot is the moment the options ask for');
+  assert.match(await page.textContent(`${snap} .story`), /Step 447/, 'the snapshot is the moment the options ask for');
   assert.match(await page.textContent(`[data-testid=docs-div-2] > [data-testid=snapshot] .embed-title`), /controller-moved/);
   const top = await page.$eval('[data-testid=docs-div]', (el) => el.getBoundingClientRect().top);
   assert.ok(top > 2 * 400 + 100, `the first div starts below two screens (${top}px), so it is not near the view`);
@@ -129,22 +129,22 @@ export async function run({ page, baseUrl, screenshot, assert }) {
   await page.waitForSelector('[data-testid=docs-div] [data-testid=app-root] svg.graph [data-node=b1]', { timeout: 30_000 });
   assert.ok(widgetFetches.some((u) => u.endsWith('.wasm')), `the wasm came when the div came into view: ${widgetFetches}`);
   assert.equal(await page.locator('[data-testid=snapshot]').count(), 0, 'the live widgets replaced both snapshots');
-  // A div whose option was edited after its snapshot was made (step 449, the snapshot of 448): the
+  // A div whose option was edited after its snapshot was made (step 448, the snapshot of 447): the
   // snapshot's key no longer fits, so it is dropped and the widget loads at once, far from view.
   const edited = await page.context().newPage();
   await edited.setViewportSize({ width: 1280, height: 400 });
   await edited.route(/docs\.html$/, async (route) => {
     const body = await (await route.fetch()).text();
-    const changed = body.replace('data-testid="docs-div" data-scenario="seed-incident" data-step="448"', 'data-testid="docs-div" data-scenario="seed-incident" data-step="449"');
+    const changed = body.replace('data-testid="docs-div" data-scenario="seed-incident" data-step="447"', 'data-testid="docs-div" data-scenario="seed-incident" data-step="448"');
     assert.notEqual(changed, body, 'the docs div is where the test expects it');
     await route.fulfill({ body: changed, contentType: 'text/html' });
   });
   await edited.goto(baseUrl + 'docs.html', { waitUntil: 'load' });
   await edited.waitForSelector('[data-testid=docs-div] [data-testid=app-root] svg.graph [data-node=b1]', { timeout: 30_000 });
-  assert.match(await edited.textContent('[data-testid=docs-div] [data-testid=step-info]'), /^step 449 \//);
+  assert.match(await edited.textContent('[data-testid=docs-div] [data-testid=step-info]'), /^step 448 \//);
   await edited.close();
   await page.setViewportSize({ width: 1280, height: 800 });
-  assert.match(await page.textContent('[data-testid=docs-div] [data-testid=step-info]'), /^step 448 \//);
+  assert.match(await page.textContent('[data-testid=docs-div] [data-testid=step-info]'), /^step 447 \//);
   assert.equal(await page.locator('[data-testid=docs-div] [data-testid=notice]').count(), 0, 'no message about options');
   assert.ok(await page.isVisible('[data-testid=docs-div] [data-testid=controller-diff]'), 'controller panel shown');
   assert.equal(await page.locator('[data-testid=docs-div] [data-testid=partition-table]').count(), 0, 'only the panels asked for');
@@ -159,7 +159,7 @@ export async function run({ page, baseUrl, screenshot, assert }) {
   await page.focus(`${second} [data-testid=app-root]`);
   await page.keyboard.press('ArrowLeft');
   assert.match(await page.textContent(`${second} [data-testid=step-info]`), new RegExp(`^step ${at - 1} /`));
-  assert.match(await page.textContent('[data-testid=docs-div] [data-testid=step-info]'), /^step 448 \//, 'the other widget did not move');
+  assert.match(await page.textContent('[data-testid=docs-div] [data-testid=step-info]'), /^step 447 \//, 'the other widget did not move');
   const dupIds = await page.evaluate(() => {
     const seen = new Map();
     for (const el of document.querySelectorAll('[id]')) seen.set(el.id, (seen.get(el.id) || 0) + 1);
@@ -167,7 +167,7 @@ export async function run({ page, baseUrl, screenshot, assert }) {
   });
   assert.deepEqual(dupIds, [], `duplicate ids: ${dupIds}`);
   const docFrame = await widgetIn(await (await page.$('iframe[data-testid=docs-iframe]')).contentFrame());
-  assert.match(await info(docFrame), /^step 636 \//);
+  assert.match(await info(docFrame), /^step 635 \//);
   await screenshot('2-docs');
 
   // Bad options: named in a message, widget still starts, nothing inserted as HTML.

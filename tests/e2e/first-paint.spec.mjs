@@ -25,7 +25,7 @@ export async function run({ page, baseUrl, screenshot, assert, log }) {
   // A permalink: the default run's first paint is hidden until the linked run starts.
   const p2 = await page.context().newPage();
   await p2.route(/\.(wasm|js)(\?.*)?$/, (route) => route.abort());
-  await p2.goto(`${baseUrl}#v2.some-link`, { waitUntil: 'load' });
+  await p2.goto(`${baseUrl}#v3.some-link`, { waitUntil: 'load' });
   assert.equal(await p2.isVisible(`${fp} svg.graph`), false, 'a link does not show the default run first');
   await p2.close();
 

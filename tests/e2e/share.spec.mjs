@@ -5,7 +5,7 @@
 import { deflateRawSync } from 'node:zlib';
 import { openApp, dragAcross, stepInfo } from './helpers.mjs';
 
-const link = (obj) => 'v2.' + deflateRawSync(Buffer.from(JSON.stringify(obj))).toString('base64url');
+const link = (obj) => 'v3.' + deflateRawSync(Buffer.from(JSON.stringify(obj))).toString('base64url');
 
 async function rendered(page) {
   return page.evaluate(() => ({
