@@ -169,12 +169,12 @@ fn state_change_shows_broker_1_electing_itself_and_the_later_leader_minus_one() 
     // 1.0.0 PartitionStateMachine.scala:313 and :170: broker 1's controller (epoch 8) chose itself.
     has(
         &out,
-        &l("1 00:00:18,098", "[Controller id=1 epoch=8] Elected leader 1 for Offline partition __consumer_offsets-3"),
+        &l("1 00:00:18,091", "[Controller id=1 epoch=8] Elected leader 1 for Offline partition __consumer_offsets-3"),
     );
     has(
         &out,
         &l(
-            "1 00:00:18,098",
+            "1 00:00:18,091",
             "[Controller id=1 epoch=8] Changed partition __consumer_offsets-3 from OfflinePartition to OnlinePartition with leader 1",
         ),
     );
@@ -188,7 +188,7 @@ fn state_change_shows_broker_1_electing_itself_and_the_later_leader_minus_one() 
     let at = |s: &str| out.lines().position(|x| x == s).unwrap();
     assert!(
         at(&l(
-            "1 00:00:18,098",
+            "1 00:00:18,091",
             "[Controller id=1 epoch=8] Elected leader 1 for Offline partition __consumer_offsets-3"
         )) < at(&minus1)
     );
