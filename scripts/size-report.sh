@@ -7,10 +7,10 @@
 #     so that is index.html and style.css (budget FIRST_PAINT_BUDGET_KB, default 25);
 #   - live page: what the page fetches until it runs (index.html, style.css, the JS glue
 #     and the page's wasm; not the explorer's worker, fetched when a search starts, nor
-#     embed/docs pages) (budget LIVE_BUDGET_KB, default 472);
+#     embed/docs pages) (budget LIVE_BUDGET_KB, default 480);
 #   - embed widget: what embed.html in an iframe fetches until the widget is drawn and takes
 #     keys (embed.html, style.css, the widget's JS glue and wasm: splitbrain-widget*, the app
-#     built without the full playground's chrome) (budget EMBED_BUDGET_KB, default 392), and
+#     built without the full playground's chrome) (budget EMBED_BUDGET_KB, default 400), and
 #     the same for a <div> mounted by splitbrain-embed.js (the host page itself not counted);
 #   - embed widget drawn from a snapshot: a <div data-splitbrain> holding its picture rendered
 #     at build time (`prerender --embeds`, as dist/docs.html's two do) is drawn before the
@@ -86,9 +86,9 @@ else
   echo "| first paint | index.html has no build-time first paint: the graph waits for the live page | | | | OVER |"
   rc=1
 fi
-load_row "live page (interactive)" "${LIVE_BUDGET_KB:-472}" index.html style.css splitbrain-app.js splitbrain-app_bg.wasm || rc=1
-load_row "embed widget, iframe (taking keys)" "${EMBED_BUDGET_KB:-392}" embed.html style.css splitbrain-widget.js splitbrain-widget_bg.wasm || rc=1
-load_row "embed widget, div (taking keys)" "${EMBED_BUDGET_KB:-392}" splitbrain-embed.js style.css splitbrain-widget.js splitbrain-widget_bg.wasm || rc=1
+load_row "live page (interactive)" "${LIVE_BUDGET_KB:-480}" index.html style.css splitbrain-app.js splitbrain-app_bg.wasm || rc=1
+load_row "embed widget, iframe (taking keys)" "${EMBED_BUDGET_KB:-400}" embed.html style.css splitbrain-widget.js splitbrain-widget_bg.wasm || rc=1
+load_row "embed widget, div (taking keys)" "${EMBED_BUDGET_KB:-400}" splitbrain-embed.js style.css splitbrain-widget.js splitbrain-widget_bg.wasm || rc=1
 if grep -q 'data-testid="snapshot"' "$DIST/docs.html"; then
   load_row "embed widget, div with a build-time snapshot (drawn; host page counted)" "${EMBED_DRAWN_BUDGET_KB:-100}" docs.html style.css splitbrain-embed.js || rc=1
 else
