@@ -100,7 +100,7 @@ export async function run({ page, baseUrl, screenshot, assert }) {
 
   // "Open in the full playground" carries the run and step.
   const href = await last.getAttribute('[data-testid=open-full]', 'href');
-  assert.match(href, /^\.\/index\.html#v2\./);
+  assert.match(href, /^\.\/index\.html#v3\./);
   const full = await page.context().newPage();
   await full.goto(new URL(href, baseUrl + 'embed.html').href, { waitUntil: 'load' });
   await full.waitForFunction(() => window.splitbrain && window.splitbrain.step() === 635, null, { timeout: 30_000 });
@@ -183,7 +183,7 @@ export async function run({ page, baseUrl, screenshot, assert }) {
   }
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
   assert.equal(await page.locator('img').count(), 0, 'no element from the URL');
-  assert.match(await page.getAttribute('[data-testid=open-full]', 'href'), /^\.\/index\.html#v2\./);
+  assert.match(await page.getAttribute('[data-testid=open-full]', 'href'), /^\.\/index\.html#v3\./);
   assert.match(await info(page), /^step 0 \//);
   await screenshot('3-bad-options');
 

@@ -49,7 +49,7 @@ export async function run({ page, context, baseUrl, screenshot, assert }) {
 
   await page.click('[data-testid=copy-link]');
   const url = await page.inputValue('[data-testid=share-url]');
-  assert.match(url, /#v2\.[A-Za-z0-9_-]+$/, url);
+  assert.match(url, /#v3\.[A-Za-z0-9_-]+$/, url);
   // The address bar follows the run too.
   assert.equal(await page.evaluate(() => location.hash.slice(1)), url.split('#')[1]);
   assert.match(await page.textContent('[data-testid=share-status]'), /copied|Ctrl\+C/);
