@@ -238,14 +238,11 @@ impl Broker {
             return; // KAFKA-6879: no new session is ever opened
         }
         match self.zk.state {
-            ConnState::Disconnected => out.send(
-                self.zk.server(),
-                Payload::ZkConnect { session: self.zk.session, timeout_ms: cfg.session_timeout_ms },
-            ),
             ConnState::Connected => self.resend(out),
-            ConnState::Connecting | ConnState::Expired => {
-                out.send(self.zk.server(), Payload::ZkConnect { session: None, timeout_ms: cfg.session_timeout_ms })
-            }
+            _ => out.send(
+                self.zk.server(),
+                Payload::ZkConnect { session: self.zk.session_to_resume(), timeout_ms: cfg.session_timeout_ms },
+            ),
         }
     }
 
@@ -355,26 +352,15 @@ impl Broker {
         self.connect_next(cfg, out);
     }
 
-    /// Connects to the next server of the list (the same one when the list has only one).
+    /// Connects to the next server of the list (the same one when the list has only one),
+    /// resuming the session if it has one.
     fn connect_next(&mut self, cfg: &Config, out: &mut Outbox) {
         if self.zk.init_blocked {
             return; // KAFKA-6879: no new session is ever opened
         }
+        let connect = Payload::ZkConnect { session: self.zk.session_to_resume(), timeout_ms: cfg.session_timeout_ms };
         if self.zk.servers.len() < 2 {
-            let session = if matches!(self.zk.state, ConnState::Expired | ConnState::Connecting) {
-                None
-            } else {
-                self.zk.session
-            };
-            out.send(self.zk.server(), Payload::ZkConnect { session, timeout_ms: cfg.session_timeout_ms });
-            return;
-        }
-        self.move_server(cfg, out);
-    }
-
-    /// Tries the next server of the connection string, resuming the session if it has one.
-    fn move_server(&mut self, cfg: &Config, out: &mut Outbox) {
-        if self.zk.servers.len() < 2 || self.zk.init_blocked {
+            out.send(self.zk.server(), connect);
             return;
         }
         let (from, to) = self.zk.next_server();
@@ -382,9 +368,7 @@ impl Broker {
         out.log(EventKind::ZkSession, || {
             format!("[ZkClient broker={}] opening socket connection to server {to}", self.id)
         });
-        let session =
-            if matches!(self.zk.state, ConnState::Expired | ConnState::Connecting) { None } else { self.zk.session };
-        out.send(to, Payload::ZkConnect { session, timeout_ms: cfg.session_timeout_ms });
+        out.send(to, connect);
         // The connect attempt's own timeout (`Config::connect_timeout_ms`); a later one moves on.
         out.timer(cfg.connect_timeout_ms(self.zk.servers.len()), Timer::ZkReadTimeout { gen: self.zk.conn_gen });
     }

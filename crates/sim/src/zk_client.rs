@@ -249,8 +249,22 @@ impl ZkClient {
     /// list, round robin. Returns `(left, now)`.
     pub fn next_server(&mut self) -> (NodeId, NodeId) {
         let left = self.server();
-        self.current = (self.current + 1) % self.servers.len().max(1);
+        self.current = self.next_index();
         (left, self.server())
+    }
+
+    /// The index [`ZkClient::next_server`] moves to.
+    fn next_index(&self) -> usize {
+        (self.current + 1) % self.servers.len().max(1)
+    }
+
+    /// The session a connect asks to resume: the current one, unless it is gone (expired) or
+    /// none was ever opened (connecting).
+    pub fn session_to_resume(&self) -> Option<SessionId> {
+        match self.state {
+            ConnState::Expired | ConnState::Connecting => None,
+            ConnState::Connected | ConnState::Disconnected => self.session,
+        }
     }
 
     /// How long `SendThread.run` waits before its next connect attempt, at most: a uniform
@@ -261,8 +275,7 @@ impl ZkClient {
     /// (the first attempt does not sleep).
     pub fn reconnect_delay(&self) -> Option<(u64, u64)> {
         let last = self.last_connected?;
-        let next = (self.current + 1) % self.servers.len().max(1);
-        let spin = if self.servers.len() > 1 && next == last { 1000 } else { 0 };
+        let spin = if self.servers.len() > 1 && self.next_index() == last { 1000 } else { 0 };
         Some((spin, 999))
     }
 

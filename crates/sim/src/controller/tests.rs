@@ -656,9 +656,6 @@ fn register_broker_and_reelect_registers_then_reelects_and_stops_on_a_foreign_no
     assert!(!h.marks().iter().any(|m| matches!(m, Mark::BrokerRegistered { .. })));
 }
 
-/// Broker 3 (fresh) wins `/controller` and reads `/controller_epoch` = 7 at version 6; the
-/// conditional bump is next.
-
 /// `initializeControllerContext`'s first reads: no ISR change notification, brokers 2 and 3 live.
 fn reads_isr_notifications_and_brokers_2_and_3(h: &mut Harness) {
     assert_eq!(h.pending(), ZkOp::GetChildren { path: "/isr_change_notification".into(), watch: true });
@@ -670,6 +667,8 @@ fn reads_isr_notifications_and_brokers_2_and_3(h: &mut Harness) {
     });
 }
 
+/// Broker 3 (fresh) wins `/controller` and reads `/controller_epoch` = 7 at version 6; the
+/// conditional bump is next.
 fn won_and_read_epoch(mode: Mode) -> Harness {
     let mut h = Harness::fresh(mode);
     h.event(ControllerEvent::Startup);

@@ -833,14 +833,12 @@ impl DataTree {
 
     /// The client's connection to this server closed: its watches here go with it
     /// (`NIOServerCnxn.close` → `ZooKeeperServer.removeCnxn` → `DataTree.removeCnxn`,
-    /// release-3.4.10 `NIOServerCnxn.java:1018`). Returns whether there were any.
-    pub fn drop_watches(&mut self, session: SessionId) -> bool {
-        let mut any = false;
+    /// release-3.4.10 `NIOServerCnxn.java:1018`).
+    pub fn drop_watches(&mut self, session: SessionId) {
         self.watches.retain(|_, set| {
-            any |= set.remove(&session);
+            set.remove(&session);
             !set.is_empty()
         });
-        any
     }
 
     fn fire(&mut self, path: &str, table: WatchTable, kind: WatchEventType, out: &mut Vec<WatchEvent>) {
