@@ -27,6 +27,10 @@ use alloc::rc::Rc;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
+/// `ClientCnxn`'s reconnect sleep is `r.nextInt(RECONNECT_SLEEP_MS)` ms (release-3.4.10
+/// `ClientCnxn.java:1049-1051`).
+pub const RECONNECT_SLEEP_MS: u64 = 1_000;
+
 /// The client's connection state, as its `Watcher` sees it (`KeeperState`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
 #[serde(rename_all = "snake_case")]
@@ -276,7 +280,7 @@ impl ZkClient {
     pub fn reconnect_delay(&self) -> Option<(u64, u64)> {
         let last = self.last_connected?;
         let spin = if self.servers.len() > 1 && self.next_index() == last { 1000 } else { 0 };
-        Some((spin, 999))
+        Some((spin, RECONNECT_SLEEP_MS - 1))
     }
 
     /// The connection is up (`onConnected`: `StaticHostProvider.lastIndex = currentIndex`).

@@ -205,10 +205,9 @@ fn resets(mode: Mode) -> bool {
     !mode.behaviour().is_kraft()
 }
 
-/// The most a ZooKeeper client sleeps before it reconnects after a lost connection
-/// (`ClientCnxn`'s `r.nextInt(1000)`): 1.0's catch-all deletes `/controller` within it of a
-/// lost read of the holder.
-pub(crate) const RECONNECT_SLEEP_MS: u64 = 1_000;
+/// The most a ZooKeeper client sleeps before it reconnects after a lost connection: 1.0's
+/// catch-all deletes `/controller` within it of a lost read of the holder.
+pub(crate) use crate::zk_client::RECONNECT_SLEEP_MS;
 
 /// How long `elect`'s read of the `/controller` holder is on the wire at most: a round trip
 /// between a broker and ZooKeeper, jitter included. A reset aimed at the read lands within it.
