@@ -1,7 +1,7 @@
 //! The records merged by time into one lane per broker, with controller epochs as bands and typed
 //! events as markers: the same swim lanes the simulator draws, read from logs instead of a run.
 use crate::event::{Broker, Event};
-use crate::parse::Parsed;
+use crate::parse::{Parsed, Record};
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Serialize;
@@ -85,8 +85,329 @@ pub struct Timeline {
     pub skews: Vec<Skew>,
 }
 
+/// Two lines that announce the same election (1.0's elector and its controller both log it) are
+/// one epoch when they are this close and no other broker was elected between them.
+pub const SAME_ELECTION_MS: i64 = 5_000;
+
+/// One typed record, placed in time.
+#[derive(Clone, Copy, Debug)]
+struct Placed<'a> {
+    ts: Option<i64>,
+    file: u16,
+    pos: usize,
+    rec: &'a Record,
+}
+
+/// The order records are merged in: by time; a record without a time takes its file's last time
+/// before it (or the first after it), so it keeps its place in its file; records of a file with
+/// no time at all (a `kafka-topics --describe` paste) come last, as "now".
+fn placed(parsed: &Parsed) -> Vec<Placed<'_>> {
+    let mut out: Vec<Placed<'_>> = Vec::new();
+    let mut last: Option<(u16, i64)> = None;
+    for (pos, rec) in parsed.records.iter().enumerate() {
+        let inherited = match last {
+            Some((f, t)) if f == rec.file => Some(t),
+            _ => None,
+        };
+        let ts = rec.ts_ms.or(inherited);
+        if let Some(t) = rec.ts_ms {
+            last = Some((rec.file, t));
+        } else if inherited.is_none() {
+            last = None;
+        }
+        if rec.event.is_some() {
+            out.push(Placed { ts, file: rec.file, pos, rec });
+        }
+    }
+    // A file's leading untimed records take the first time after them.
+    let mut next: Option<(u16, i64)> = None;
+    for p in out.iter_mut().rev() {
+        if p.ts.is_none() {
+            if let Some((f, t)) = next {
+                if f == p.file {
+                    p.ts = Some(t);
+                }
+            }
+        } else {
+            next = p.ts.map(|t| (p.file, t));
+        }
+    }
+    out.sort_by(|a, b| match (a.ts, b.ts) {
+        (Some(x), Some(y)) => x.cmp(&y).then(a.pos.cmp(&b.pos)),
+        (Some(_), None) => core::cmp::Ordering::Less,
+        (None, Some(_)) => core::cmp::Ordering::Greater,
+        (None, None) => a.pos.cmp(&b.pos),
+    });
+    out
+}
+
+/// The broker a typed record is about as controller, when it says one was elected.
+fn elected(rec: &Record) -> Option<(Broker, Option<i32>)> {
+    match rec.event.as_ref()? {
+        Event::Elected { broker, epoch } => Some((*broker, epoch.or(rec.prefix_epoch))),
+        _ => None,
+    }
+}
+
 /// Builds the timeline of `parsed`.
 pub fn build(parsed: &Parsed) -> Timeline {
-    let _ = parsed;
-    Timeline::default()
+    let placed = placed(parsed);
+    let mut t = Timeline {
+        start_ms: parsed.records.iter().filter_map(|r| r.ts_ms).min(),
+        end_ms: parsed.records.iter().filter_map(|r| r.ts_ms).max(),
+        ..Timeline::default()
+    };
+    let mut brokers: Vec<Broker> = parsed.records.iter().filter_map(|r| r.broker).collect();
+    brokers.sort_unstable();
+    brokers.dedup();
+    let unknown = placed.iter().any(|p| p.rec.broker.is_none());
+    t.lanes = brokers.iter().map(|&b| Lane { broker: Some(b), markers: 0 }).collect();
+    if unknown {
+        t.lanes.push(Lane { broker: None, markers: 0 });
+    }
+    // Epoch bands: one per election, the same election's second announcement folded in.
+    for p in &placed {
+        let Some((broker, epoch)) = elected(p.rec) else { continue };
+        if let Some(band) = t.epochs.last_mut() {
+            let close = match (band.from_ms, p.ts) {
+                (Some(a), Some(b)) => b - a <= SAME_ELECTION_MS,
+                _ => true,
+            };
+            let same_epoch = match (band.epoch, epoch) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            };
+            if band.controller == broker && close && same_epoch && band.resigned_line.is_none() {
+                band.epoch = band.epoch.or(epoch);
+                continue;
+            }
+        }
+        if let Some(prev) = t.epochs.last_mut() {
+            prev.next_ms = p.ts;
+        }
+        t.epochs.push(EpochBand {
+            epoch,
+            controller: broker,
+            from_ms: p.ts,
+            resigned_ms: None,
+            next_ms: None,
+            line: p.rec.global,
+            resigned_line: None,
+        });
+    }
+    // A band's resignation: its controller's first "resigned" (or "controller moved") after it.
+    for p in &placed {
+        let resigning = matches!(p.rec.event, Some(Event::Resigned { .. }));
+        if !resigning {
+            continue;
+        }
+        let by = match p.rec.event {
+            Some(Event::Resigned { broker: Some(b) }) => Some(b),
+            _ => p.rec.broker,
+        };
+        let Some(by) = by else { continue };
+        if let Some(band) = t.epochs.iter_mut().rev().find(|b| {
+            b.controller == by && b.line != p.rec.global && before_or_same(b.from_ms, p.ts) && b.resigned_line.is_none()
+        }) {
+            band.resigned_ms = p.ts;
+            band.resigned_line = Some(p.rec.global);
+        }
+    }
+    // Epoch numbers a band's line did not state: from a line that names its controller and epoch.
+    for i in 0..t.epochs.len() {
+        if t.epochs[i].epoch.is_some() {
+            continue;
+        }
+        let (c, from, to) = (t.epochs[i].controller, t.epochs[i].from_ms, t.epochs[i].next_ms);
+        let stated = placed.iter().find_map(|p| {
+            let (who, e) = controller_epoch_stated(p.rec)?;
+            (who == c && before_or_same(from, p.ts) && to.is_none_or(|to| p.ts.is_none_or(|t| t < to))).then_some(e)
+        });
+        t.epochs[i].epoch = stated;
+    }
+    for p in &placed {
+        let lane = t.lanes.iter().position(|l| l.broker == p.rec.broker).unwrap_or(0);
+        if let Some(l) = t.lanes.get_mut(lane) {
+            l.markers += 1;
+        }
+        let band = band_at(&t.epochs, p.ts, p.rec.global);
+        t.markers.push(Marker {
+            lane: lane as u32,
+            ts_ms: p.ts,
+            line: p.rec.global,
+            band,
+            event: p.rec.event.clone().unwrap_or(Event::Started),
+        });
+    }
+    t.skews = skews(&placed, &t.epochs);
+    t
+}
+
+fn before_or_same(a: Option<i64>, b: Option<i64>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a <= b,
+        _ => true,
+    }
+}
+
+/// A (controller, epoch) pair a line states: a prefix `[Controller id=1 epoch=8]` on a broker's
+/// own line, or a request it received from controller 1 at epoch 8.
+pub fn controller_epoch_stated(rec: &Record) -> Option<(Broker, i32)> {
+    match rec.event.as_ref()? {
+        Event::Elected { broker, epoch: Some(e) } => Some((*broker, *e)),
+        Event::ControllerIs { controller, epoch: Some(e) } => Some((*controller, *e)),
+        Event::LeaderAndIsrReceived { controller: Some(c), controller_epoch: Some(e), .. } => Some((*c, *e)),
+        Event::StaleControllerEpoch { controller: Some(c), epoch: Some(e), .. } => Some((*c, *e)),
+        _ => match (rec.broker, rec.prefix_epoch) {
+            (Some(b), Some(e)) => Some((b, e)),
+            _ => None,
+        },
+    }
+}
+
+/// The band a time falls in: the last that began at or before it. Untimed markers go by line.
+fn band_at(epochs: &[EpochBand], ts: Option<i64>, line: u32) -> Option<u32> {
+    let mut found = None;
+    for (i, b) in epochs.iter().enumerate() {
+        let began = match (b.from_ms, ts) {
+            (Some(a), Some(t)) => a <= t,
+            _ => b.line <= line,
+        };
+        if began {
+            found = Some(i as u32);
+        }
+    }
+    found
+}
+
+/// Effects stamped before their causes on another broker: a broker that heard from controller C
+/// at epoch E before C's own log says C was elected at E; an election at a higher epoch stamped
+/// before one at a lower epoch.
+fn skews(placed: &[Placed<'_>], epochs: &[EpochBand]) -> Vec<Skew> {
+    let mut out: Vec<Skew> = Vec::new();
+    for p in placed {
+        let Some(effect_broker) = p.rec.broker else { continue };
+        let Some(ts) = p.ts else { continue };
+        let heard = match p.rec.event.as_ref() {
+            Some(Event::LeaderAndIsrReceived { controller: Some(c), controller_epoch: Some(e), .. }) => Some((*c, *e)),
+            Some(Event::ControllerIs { controller, epoch: Some(e) }) => Some((*controller, *e)),
+            _ => None,
+        };
+        let Some((c, e)) = heard else { continue };
+        if c == effect_broker {
+            continue;
+        }
+        if let Some(band) = epochs.iter().find(|b| b.controller == c && b.epoch == Some(e)) {
+            if let Some(from) = band.from_ms {
+                if ts < from && !out.iter().any(|s| s.cause_line == band.line && s.effect_broker == effect_broker) {
+                    out.push(Skew {
+                        cause_broker: c,
+                        effect_broker,
+                        cause_line: band.line,
+                        effect_line: p.rec.global,
+                        ms: from - ts,
+                        explain: alloc::format!(
+                            "broker {effect_broker} logged a request from controller {c} at epoch {e} {} ms before broker {c} logged its election at that epoch: their clocks (or time zones) differ",
+                            from - ts
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    for (i, a) in epochs.iter().enumerate() {
+        for b in &epochs[i + 1..] {
+            if let (Some(ea), Some(eb), Some(_), Some(_)) = (a.epoch, b.epoch, a.from_ms, b.from_ms) {
+                if eb < ea && a.controller != b.controller {
+                    out.push(Skew {
+                        cause_broker: b.controller,
+                        effect_broker: a.controller,
+                        cause_line: b.line,
+                        effect_line: a.line,
+                        ms: a.from_ms.unwrap_or(0) - b.from_ms.unwrap_or(0),
+                        explain: alloc::format!(
+                            "broker {} logged winning epoch {ea} before broker {} logged winning epoch {eb}, an older one: their clocks differ",
+                            a.controller, b.controller
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::LineKind;
+    use alloc::vec;
+
+    fn rec(global: u32, ts: Option<i64>, file: u16, broker: i32, event: Event) -> Record {
+        Record {
+            file,
+            line: global,
+            global,
+            continuation: 0,
+            ts_ms: ts,
+            level: None,
+            logger: None,
+            broker: Some(broker),
+            broker_source: None,
+            prefix_epoch: None,
+            kind: LineKind::Typed,
+            event: Some(event),
+            message: (0, 0),
+        }
+    }
+
+    #[test]
+    fn one_band_per_election_with_resignation_and_next() {
+        let records = vec![
+            rec(1, Some(100), 0, 1, Event::Elected { broker: 1, epoch: None }),
+            rec(2, Some(120), 0, 1, Event::Elected { broker: 1, epoch: Some(8) }),
+            rec(3, Some(900), 1, 2, Event::Elected { broker: 2, epoch: Some(9) }),
+            rec(4, Some(950), 0, 1, Event::Resigned { broker: None }),
+        ];
+        let t = build(&Parsed { lines: 4, records, files: Vec::new() });
+        assert_eq!(t.epochs.len(), 2);
+        assert_eq!((t.epochs[0].controller, t.epochs[0].epoch, t.epochs[0].next_ms), (1, Some(8), Some(900)));
+        assert_eq!((t.epochs[0].resigned_ms, t.epochs[0].resigned_line), (Some(950), Some(4)));
+        assert_eq!(t.lanes.iter().map(|l| l.broker).collect::<Vec<_>>(), vec![Some(1), Some(2)]);
+        assert_eq!(t.markers.iter().map(|m| m.band).collect::<Vec<_>>(), vec![Some(0), Some(0), Some(1), Some(1)]);
+    }
+
+    #[test]
+    fn a_request_logged_before_its_controller_was_elected_is_a_skew() {
+        let records = vec![
+            rec(1, Some(5_000), 0, 1, Event::Elected { broker: 1, epoch: Some(8) }),
+            rec(
+                2,
+                Some(4_200),
+                1,
+                3,
+                Event::LeaderAndIsrReceived {
+                    partition: None,
+                    controller: Some(1),
+                    controller_epoch: Some(8),
+                    leader: None,
+                },
+            ),
+        ];
+        let t = build(&Parsed { lines: 2, records, files: Vec::new() });
+        assert_eq!(t.skews.len(), 1);
+        assert_eq!((t.skews[0].effect_broker, t.skews[0].cause_broker, t.skews[0].ms), (3, 1, 800));
+    }
+
+    #[test]
+    fn untimed_records_keep_their_place_in_their_file() {
+        let records = vec![
+            rec(1, Some(1_000), 0, 1, Event::Started),
+            rec(2, None, 0, 1, Event::ShuttingDown),
+            rec(3, Some(1_500), 1, 2, Event::Started),
+            rec(4, Some(2_000), 0, 1, Event::Started),
+        ];
+        let t = build(&Parsed { lines: 4, records, files: Vec::new() });
+        assert_eq!(t.markers.iter().map(|m| m.line).collect::<Vec<_>>(), vec![1, 2, 3, 4]);
+    }
 }
