@@ -248,7 +248,7 @@ fn deposed(timeline: &Timeline, book: &mut Book, broker_of: &dyn Fn(&Marker) -> 
             continue;
         }
         // A newer band of another broker that began before the act.
-        let Some(newer) = bands[ai + 1..].iter().filter(|b| b.controller != by && began(b, m)).last() else {
+        let Some(newer) = bands[ai + 1..].iter().rev().find(|b| b.controller != by && began(b, m)) else {
             continue;
         };
         let key = alloc::vec![by as i64, newer.controller as i64, newer.line as i64];
