@@ -4,6 +4,7 @@
 //! splitbrain scenarios
 //! splitbrain run <built-in | path.json> [--seed N] [--until-ms T] [--max-steps N] [--max-time-ms T] [--json]
 //! splitbrain coordinator <group> [--partitions N]
+//! splitbrain import FILE... [--json] [--broker N=FILE]
 //! splitbrain zk-replay <file | ->
 //! splitbrain campaign [--schedules N] [--seed N] [--shard i/n] [--threads N] [--start J] [--json]
 //! ```
@@ -19,6 +20,7 @@ use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 mod describe;
+mod import;
 
 const USAGE: &str = "usage:
   splitbrain scenarios
@@ -37,6 +39,10 @@ const USAGE: &str = "usage:
                      (--exhaustive: every schedule of <= --max-faults faults at the --grid times, in s,
                       default 1.0,7.2,7.5; equal states merged unless --no-merge)
   splitbrain run ... --no-return [N]  also the point of no return (N continuations, default 20)
+  splitbrain import FILE... [--json] [--broker N=FILE]
+                    Kafka controller.log / state-change.log / server.log (0.8-2.8, any mix, - for
+                    a paste on stdin): timeline by controller epoch, split-brain signatures with
+                    their lines, and the fitted scenario replayed under 1.0, 1.1, 2.1 and KRaft
   splitbrain zk-replay <file | ->   ZooKeeper client operations (JSON lines) on the model's ZooKeeper,
                                     one JSON line out per operation
   splitbrain campaign [--schedules N] [--seed N] [--shard i/n] [--threads N] [--start J]
@@ -81,6 +87,9 @@ fn run(args: &[String]) -> Result<(), Fail> {
         Some("explore") => cmd_explore(&args[1..]),
         Some("zk-replay") => cmd_zk_replay(&args[1..]),
         Some("campaign") => cmd_campaign(&args[1..]),
+        Some("import") => import::cmd_import(&args[1..]).map(|text| {
+            let _ = io::stdout().lock().write_all(text.as_bytes());
+        }),
         Some("describe") => describe::cmd_describe(&args[1..]).map(|text| {
             let _ = io::stdout().lock().write_all(text.as_bytes());
         }),

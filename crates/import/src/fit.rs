@@ -217,7 +217,7 @@ fn story(report: &Report) -> Result<Story, Vec<String>> {
 fn thin(report: &Report) -> Vec<String> {
     let mut out = Vec::new();
     if !report.signatures.iter().any(|s| s.alarm) {
-        out.push(String::from("no split-brain signature: nothing to fit (a healthy log replays as clean-failover)"));
+        out.push(String::from("no split-brain signature: nothing to fit"));
         return out;
     }
     match report.epochs.len() {

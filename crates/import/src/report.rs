@@ -60,8 +60,9 @@ pub fn import(inputs: &[Input<'_>], progress: &mut dyn FnMut(u64, u64)) -> Repor
 
 /// The report of an already parsed import.
 pub fn report(inputs: &[Input<'_>], parsed: &Parsed) -> Report {
-    let timeline = timeline::build(parsed);
+    let mut timeline = timeline::build(parsed);
     let signatures = signatures::find(&timeline);
+    timeline.cap();
     let count = |k: LineKind| parsed.records.iter().filter(|r| r.kind == k).count() as u32;
     let mut brokers: Vec<Broker> = parsed.records.iter().filter_map(|r| r.broker).collect();
     brokers.sort_unstable();

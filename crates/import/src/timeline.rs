@@ -83,7 +83,13 @@ pub struct Timeline {
     pub markers: Vec<Marker>,
     /// Suspected clock skews.
     pub skews: Vec<Skew>,
+    /// Markers left out: past [`MARKERS_PER_KIND`] of one kind on one lane (a zkVersion loop
+    /// logs the same line for days), only the first are kept, and this counts the rest.
+    pub omitted: u32,
 }
+
+/// How many markers of one kind one lane keeps, so a million-line log stays a small answer.
+pub const MARKERS_PER_KIND: u32 = 200;
 
 /// Two lines that announce the same election (1.0's elector and its controller both log it) are
 /// one epoch when they are this close and no other broker was elected between them.
@@ -230,6 +236,7 @@ pub fn build(parsed: &Parsed) -> Timeline {
         if let Some(l) = t.lanes.get_mut(lane) {
             l.markers += 1;
         }
+
         let band = band_at(&t.epochs, p.ts, p.rec.global);
         t.markers.push(Marker {
             lane: lane as u32,
@@ -241,6 +248,50 @@ pub fn build(parsed: &Parsed) -> Timeline {
     }
     t.skews = skews(&placed, &t.epochs);
     t
+}
+
+impl Timeline {
+    /// Leaves out markers past [`MARKERS_PER_KIND`] of one kind on one lane (never those that
+    /// tell the controller story), counting them in `omitted`: for the report, once the
+    /// signatures have read every marker.
+    pub fn cap(&mut self) {
+        let mut kept: Vec<(u32, &'static str, u32)> = Vec::new();
+        let mut omitted = 0;
+        self.markers.retain(|m| {
+            let kind = m.event.kind();
+            let n = match kept.iter_mut().find(|(l, k, _)| *l == m.lane && *k == kind) {
+                Some((_, _, n)) => n,
+                None => {
+                    kept.push((m.lane, kind, 0));
+                    &mut kept.last_mut().expect("just pushed").2
+                }
+            };
+            if *n >= MARKERS_PER_KIND && !is_story(&m.event) {
+                omitted += 1;
+                return false;
+            }
+            *n += 1;
+            true
+        });
+        self.omitted += omitted;
+    }
+}
+
+/// Events that tell the controller story are never left out.
+fn is_story(e: &Event) -> bool {
+    matches!(
+        Some(e),
+        Some(
+            Event::Elected { .. }
+                | Event::Resigned { .. }
+                | Event::SelectedLeader { .. }
+                | Event::LeaderIsr { leader: -1, .. }
+                | Event::LeaderNone { .. }
+                | Event::ControllerMoved { .. }
+                | Event::ElectionError { .. }
+                | Event::SessionExpired { .. }
+        )
+    )
 }
 
 fn before_or_same(a: Option<i64>, b: Option<i64>) -> bool {
@@ -397,6 +448,19 @@ mod tests {
         let t = build(&Parsed { lines: 2, records, files: Vec::new() });
         assert_eq!(t.skews.len(), 1);
         assert_eq!((t.skews[0].effect_broker, t.skews[0].cause_broker, t.skews[0].ms), (3, 1, 800));
+    }
+
+    #[test]
+    fn the_cap_keeps_the_story_and_counts_the_rest() {
+        let mut records: Vec<Record> = (1..=500)
+            .map(|i| rec(i, Some(i as i64), 0, 3, Event::ZkVersionSkip { partition: None, cached: Some(1) }))
+            .collect();
+        records.push(rec(501, Some(501), 0, 3, Event::SessionExpired { session: None }));
+        let mut t = build(&Parsed { lines: 501, records, files: Vec::new() });
+        t.cap();
+        assert_eq!((t.markers.len() as u32, t.omitted), (MARKERS_PER_KIND + 1, 500 - MARKERS_PER_KIND));
+        assert_eq!(t.lanes[0].markers, 501, "a lane still counts every marker");
+        assert!(matches!(t.markers.last().map(|m| &m.event), Some(Event::SessionExpired { .. })));
     }
 
     #[test]

@@ -1,0 +1,273 @@
+//! `splitbrain import FILE... [--json] [--broker N=FILE]`: reads Kafka controller, state-change
+//! and server logs (splitbrain-import), prints the timeline by controller epoch, the split-brain
+//! signatures with their evidence, and the fitted scenario's replay under every behaviour.
+//! `-` reads a paste from standard input.
+use crate::Fail;
+use splitbrain_import::fit::{self, Fit};
+use splitbrain_import::report::raw_text;
+use splitbrain_import::{Event, Input, Report};
+use std::fmt::Write as _;
+use std::io::Read;
+
+/// The page that opens a permalink (the fitted scenario), printed before its fragment.
+const PLAYGROUND: &str = "index.html#";
+
+pub(crate) fn cmd_import(args: &[String]) -> Result<String, Fail> {
+    let mut files: Vec<String> = Vec::new();
+    let mut json = false;
+    let mut named: Vec<(i32, String)> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--json" => json = true,
+            "--broker" => {
+                let v = args.get(i + 1).ok_or_else(|| Fail("--broker needs N=FILE".into()))?;
+                let (n, f) = v.split_once('=').ok_or_else(|| Fail(format!("--broker expects N=FILE, got '{v}'")))?;
+                let n: i32 = n
+                    .trim()
+                    .parse()
+                    .map_err(|_| Fail(format!("--broker expects a broker id before '=', got '{n}'")))?;
+                if n < 0 {
+                    return Err(Fail(format!("--broker: a broker id is 0 or more, got {n}")));
+                }
+                named.push((n, f.to_string()));
+                i += 1;
+            }
+            s if s.starts_with("--") => return Err(Fail(format!("unknown option '{s}'"))),
+            s => files.push(s.to_string()),
+        }
+        i += 1;
+    }
+    if files.is_empty() {
+        return Err(Fail("import needs at least one log file (or - for standard input)".into()));
+    }
+    for (_, f) in &named {
+        if !files.contains(f) {
+            return Err(Fail(format!("--broker names '{f}', which is not one of the files imported")));
+        }
+    }
+    let mut bytes: Vec<Vec<u8>> = Vec::with_capacity(files.len());
+    for f in &files {
+        let b = if f == "-" {
+            let mut b = Vec::new();
+            std::io::stdin().read_to_end(&mut b).map_err(|e| Fail(format!("cannot read standard input: {e}")))?;
+            b
+        } else {
+            std::fs::read(f).map_err(|e| Fail(format!("cannot read '{f}': {e}")))?
+        };
+        bytes.push(b);
+    }
+    let inputs: Vec<Input<'_>> = files
+        .iter()
+        .zip(&bytes)
+        .map(|(name, b)| Input {
+            name: if name == "-" { "paste" } else { name },
+            bytes: b,
+            broker: named.iter().rev().find(|(_, f)| f == name).map(|(n, _)| *n),
+        })
+        .collect();
+    let report = splitbrain_import::import(&inputs, &mut |_, _| {});
+    let fit = fit::fit(&report);
+    if json {
+        let mut v = serde_json::to_value(&report).map_err(|e| Fail(format!("cannot encode the report: {e}")))?;
+        if let Some(o) = v.as_object_mut() {
+            o.insert("fit".into(), serde_json::to_value(&fit).unwrap_or(serde_json::Value::Null));
+        }
+        let mut s = serde_json::to_string(&v).map_err(|e| Fail(format!("cannot encode the report: {e}")))?;
+        s.push('\n');
+        return Ok(s);
+    }
+    Ok(text(&inputs, &report, &fit))
+}
+
+/// Milliseconds since 1970 as `YYYY-MM-DD HH:MM:SS,mmm`, as log4j wrote them.
+pub(crate) fn stamp(ms: i64) -> String {
+    let (days, rem) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02},{:03}",
+        rem / 3_600_000,
+        rem / 60_000 % 60,
+        rem / 1000 % 60,
+        rem % 1000
+    )
+}
+
+fn when(ms: Option<i64>) -> String {
+    ms.map(stamp).unwrap_or_else(|| "(no time)".into())
+}
+
+/// The text of global line `line`, from the record that starts there.
+fn line_text(inputs: &[Input<'_>], line: u32) -> String {
+    let mut base = 0u32;
+    for input in inputs {
+        let n = bytecount_lines(input.bytes);
+        if line <= base + n {
+            let want = (line - base) as usize;
+            let start = nth_line_start(input.bytes, want);
+            let end =
+                input.bytes[start..].iter().position(|&b| b == b'\n').map(|p| start + p).unwrap_or(input.bytes.len());
+            return raw_text(std::slice::from_ref(input), 0, (start as u32, end as u32), 240).trim_end().to_string();
+        }
+        base += n;
+    }
+    String::new()
+}
+
+fn bytecount_lines(b: &[u8]) -> u32 {
+    let n = b.iter().filter(|&&c| c == b'\n').count() as u32;
+    n + u32::from(!b.is_empty() && b.last() != Some(&b'\n'))
+}
+
+fn nth_line_start(b: &[u8], n: usize) -> usize {
+    if n <= 1 {
+        return 0;
+    }
+    let mut seen = 1;
+    for (i, &c) in b.iter().enumerate() {
+        if c == b'\n' {
+            seen += 1;
+            if seen == n {
+                return i + 1;
+            }
+        }
+    }
+    b.len()
+}
+
+fn text(inputs: &[Input<'_>], r: &Report, fit: &Fit) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "{}", r.verdict);
+    let _ = writeln!(
+        o,
+        "{} lines: {} typed, {} other, {} not read (shown raw below); brokers {:?}{}",
+        r.lines,
+        r.typed,
+        r.other,
+        r.unknown,
+        r.brokers,
+        if r.unknown_broker > 0 {
+            format!(", {} records from an unknown broker", r.unknown_broker)
+        } else {
+            String::new()
+        }
+    );
+    for f in &r.files {
+        let who = match (f.broker, f.broker_source) {
+            (Some(b), Some(s)) => format!(
+                "broker {b} (from {})",
+                serde_json::to_value(s).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
+            ),
+            (Some(b), None) => format!("broker {b}"),
+            _ if f.mixed => "several brokers".into(),
+            _ => "broker unknown: name it with --broker N=FILE".into(),
+        };
+        let _ = writeln!(o, "  {} ({} lines): {}", f.name, f.lines, who);
+    }
+    let _ = writeln!(o, "\ncontroller epochs");
+    if r.epochs.is_empty() {
+        let _ = writeln!(o, "  (no election in these logs)");
+    }
+    for b in &r.epochs {
+        let epoch = b.epoch.map(|e| e.to_string()).unwrap_or_else(|| "?".into());
+        let end = match (b.resigned_ms, b.resigned_line) {
+            (Some(t), _) => format!("resigned {}", stamp(t)),
+            (None, Some(l)) => format!("resigned (line {l})"),
+            _ => "no resignation logged".into(),
+        };
+        let _ = writeln!(
+            o,
+            "  epoch {epoch:>4}  broker {:<4} from {}  {end}  (line {})",
+            b.controller,
+            when(b.from_ms),
+            b.line
+        );
+    }
+    if !r.timeline.skews.is_empty() {
+        let _ = writeln!(o, "\nsuspected clock skew");
+        for s in &r.timeline.skews {
+            let _ = writeln!(o, "  lines {} / {}: {}", s.cause_line, s.effect_line, s.explain);
+        }
+    }
+    let _ = writeln!(o, "\nsignatures");
+    if r.signatures.is_empty() {
+        let _ = writeln!(o, "  none");
+    }
+    for s in &r.signatures {
+        let _ = writeln!(o, "  {} {}  brokers {:?}", if s.alarm { "!" } else { "-" }, s.kind, s.brokers);
+        let _ = writeln!(o, "      {}", s.explain);
+        let _ = writeln!(o, "      changed in: {}", s.fixed_in);
+        for l in s.lines.iter().take(6) {
+            let _ = writeln!(o, "      {l:>7}: {}", line_text(inputs, *l));
+        }
+        let more = s.lines.len().saturating_sub(6) as u32 + s.more;
+        if more > 0 {
+            let _ = writeln!(o, "      ... and {more} more lines");
+        }
+    }
+    let _ = writeln!(o, "\ntimeline ({} typed events)", r.timeline.markers.len());
+    for m in r.timeline.markers.iter().filter(|m| story_event(&m.event)).take(40) {
+        let who = r
+            .timeline
+            .lanes
+            .get(m.lane as usize)
+            .and_then(|l| l.broker)
+            .map(|b| format!("broker {b}"))
+            .unwrap_or_else(|| "broker ?".into());
+        let _ = writeln!(o, "  {}  {who:<10} {:<24} line {}", when(m.ts_ms), m.event.kind(), m.line);
+    }
+    let _ = writeln!(o, "\nfitted replay");
+    if fit.fitted {
+        let roles: Vec<String> = fit.roles.iter().map(|r| format!("{} = broker {}", r.role, r.broker)).collect();
+        let _ = writeln!(o, "  {} ({})", fit.template.unwrap_or("?"), roles.join(", "));
+        for v in &fit.verdicts {
+            let _ = writeln!(o, "  {:<6} leader {:>3}  {}", v.mode, v.leader, v.words);
+        }
+        if let Some(p) = &fit.permalink {
+            let _ = writeln!(o, "  open it: {PLAYGROUND}{p}");
+        }
+    }
+    for m in &fit.missing {
+        let _ = writeln!(o, "  needs: {m}");
+    }
+    if !r.unknown_lines.is_empty() {
+        let _ = writeln!(o, "\nlines not read ({} in all)", r.unknown);
+        for u in r.unknown_lines.iter().take(10) {
+            let _ = writeln!(o, "  {:>7}: {}", u.line, u.text);
+        }
+    }
+    o
+}
+
+/// The events the text timeline lists (the page draws all of them).
+fn story_event(e: &Event) -> bool {
+    !matches!(
+        e,
+        Event::ZkVersionSkip { .. }
+            | Event::IsrShrink { .. }
+            | Event::IsrExpand { .. }
+            | Event::LeaderAndIsrReceived { .. }
+            | Event::LeaderAndIsrSent { .. }
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stamp;
+
+    #[test]
+    fn stamps_read_as_log4j_wrote_them() {
+        assert_eq!(stamp(0), "1970-01-01 00:00:00,000");
+        assert_eq!(stamp(1_520_696_910_006), "2018-03-10 15:48:30,006");
+        assert_eq!(stamp(951_782_400_000), "2000-02-29 00:00:00,000");
+    }
+}
