@@ -184,6 +184,8 @@ stage_no_std() {
     skip "target wasm32v1-none is not installed (rustup could not download it); no_std not checked"
   fi
   x cargo build -p splitbrain-sim --target wasm32v1-none
+  # The log importer is no_std too (it runs in the page's worker).
+  x cargo build -p splitbrain-import --target wasm32v1-none
 }
 
 stage_sim_wasm_build() {
