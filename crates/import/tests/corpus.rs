@@ -6,7 +6,8 @@
 //! * `alarms`: signature kinds that must be found with `alarm == true`;
 //! * `must_not`: kinds that must not be found at all;
 //! * `healthy`: the verdict is "no split-brain signature" and no signature is an alarm;
-//! * `brokers`: ids that must be among `report.brokers`;
+//! * `brokers`: ids that must be among `report.brokers`; with `brokers_exact: true`, exactly them
+//!   (a pod ordinal or a ticket number in a name must not become a broker);
 //! * `epochs_min`: at least this many controller epochs (timeline bands);
 //! * `unknown_max` (default 0): at most this many lines the importer could not read;
 //! * `broker_args`: `{"file": N}`, the `--broker N=FILE` a user gives for a file that names no
@@ -84,6 +85,7 @@ fn check(case: &str, dir: &Path) -> Vec<String> {
     let healthy = expected.get("healthy").and_then(Value::as_bool).unwrap_or(false);
     let brokers: Vec<i64> =
         expected.get("brokers").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_i64).collect()).unwrap_or_default();
+    let brokers_exact = expected.get("brokers_exact").and_then(Value::as_bool).unwrap_or(false);
     let epochs_min = expected.get("epochs_min").and_then(Value::as_u64).unwrap_or(0) as usize;
     let unknown_max = expected.get("unknown_max").and_then(Value::as_u64).unwrap_or(0);
     let broker_args: BTreeMap<String, i32> = expected
@@ -137,6 +139,13 @@ fn check(case: &str, dir: &Path) -> Vec<String> {
             missing_brokers.join(","),
             report.brokers
         ));
+    }
+    if brokers_exact {
+        let extra: Vec<String> =
+            report.brokers.iter().filter(|r| !brokers.contains(&i64::from(**r))).map(|r| r.to_string()).collect();
+        if !extra.is_empty() {
+            misses.push(format!("{case}: broker(s) {} reported but the case has only {:?}", extra.join(","), brokers));
+        }
     }
     if report.epochs.len() < epochs_min {
         misses.push(format!("{case}: {} controller epoch(s) found, at least {epochs_min} expected", report.epochs.len()));
