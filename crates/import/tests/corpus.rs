@@ -94,6 +94,9 @@ fn check(case: &str, dir: &Path) -> Vec<String> {
         .map(|o| o.iter().filter_map(|(k, v)| Some((k.clone(), v.as_i64()? as i32))).collect())
         .unwrap_or_default();
 
+    if !dir.join("README.md").is_file() {
+        misses.push(format!("{case}: no README.md (what it shows, the version, each line's tag:file:line, what is invented)"));
+    }
     let files = case_files(dir);
     if files.is_empty() {
         misses.push(format!("{case}: no log files"));
