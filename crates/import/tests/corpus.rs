@@ -83,8 +83,11 @@ fn check(case: &str, dir: &Path) -> Vec<String> {
         }
     }
     let healthy = expected.get("healthy").and_then(Value::as_bool).unwrap_or(false);
-    let brokers: Vec<i64> =
-        expected.get("brokers").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_i64).collect()).unwrap_or_default();
+    let brokers: Vec<i64> = expected
+        .get("brokers")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_i64).collect())
+        .unwrap_or_default();
     let brokers_exact = expected.get("brokers_exact").and_then(Value::as_bool).unwrap_or(false);
     let epochs_min = expected.get("epochs_min").and_then(Value::as_u64).unwrap_or(0) as usize;
     let unknown_max = expected.get("unknown_max").and_then(Value::as_u64).unwrap_or(0);
@@ -95,7 +98,9 @@ fn check(case: &str, dir: &Path) -> Vec<String> {
         .unwrap_or_default();
 
     if !dir.join("README.md").is_file() {
-        misses.push(format!("{case}: no README.md (what it shows, the version, each line's tag:file:line, what is invented)"));
+        misses.push(format!(
+            "{case}: no README.md (what it shows, the version, each line's tag:file:line, what is invented)"
+        ));
     }
     let files = case_files(dir);
     if files.is_empty() {
@@ -109,11 +114,16 @@ fn check(case: &str, dir: &Path) -> Vec<String> {
     }
     let inputs: Vec<Input<'_>> = files
         .iter()
-        .map(|(name, bytes)| Input { name: name.as_str(), bytes: bytes.as_slice(), broker: broker_args.get(name).copied() })
+        .map(|(name, bytes)| Input {
+            name: name.as_str(),
+            bytes: bytes.as_slice(),
+            broker: broker_args.get(name).copied(),
+        })
         .collect();
     let report = import(&inputs, &mut |_, _| {});
 
-    let found: Vec<String> = report.signatures.iter().map(|s| format!("{}{}", s.kind, if s.alarm { "" } else { " (context)" })).collect();
+    let found: Vec<String> =
+        report.signatures.iter().map(|s| format!("{}{}", s.kind, if s.alarm { "" } else { " (context)" })).collect();
     let found = if found.is_empty() { String::from("none") } else { found.join(", ") };
     for kind in &alarms {
         if !report.signatures.iter().any(|s| s.kind == kind && s.alarm) {
@@ -134,8 +144,11 @@ fn check(case: &str, dir: &Path) -> Vec<String> {
             misses.push(format!("{case}: healthy, but alarms were raised: {}", raised.join(", ")));
         }
     }
-    let missing_brokers: Vec<String> =
-        brokers.iter().filter(|b| !report.brokers.iter().any(|r| i64::from(*r) == **b)).map(|b| b.to_string()).collect();
+    let missing_brokers: Vec<String> = brokers
+        .iter()
+        .filter(|b| !report.brokers.iter().any(|r| i64::from(*r) == **b))
+        .map(|b| b.to_string())
+        .collect();
     if !missing_brokers.is_empty() {
         misses.push(format!(
             "{case}: broker(s) {} not seen (report.brokers = {:?})",
@@ -151,11 +164,16 @@ fn check(case: &str, dir: &Path) -> Vec<String> {
         }
     }
     if report.epochs.len() < epochs_min {
-        misses.push(format!("{case}: {} controller epoch(s) found, at least {epochs_min} expected", report.epochs.len()));
+        misses
+            .push(format!("{case}: {} controller epoch(s) found, at least {epochs_min} expected", report.epochs.len()));
     }
     if u64::from(report.unknown) > unknown_max {
-        let shown: Vec<String> =
-            report.unknown_lines.iter().take(3).map(|l| format!("file {} line {}: {:?}", l.file, l.file_line, l.text)).collect();
+        let shown: Vec<String> = report
+            .unknown_lines
+            .iter()
+            .take(3)
+            .map(|l| format!("file {} line {}: {:?}", l.file, l.file_line, l.text))
+            .collect();
         misses.push(format!(
             "{case}: {} unknown line(s), at most {unknown_max} expected (first: {})",
             report.unknown,
