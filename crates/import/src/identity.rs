@@ -92,9 +92,11 @@ fn sep(s: &[u8]) -> usize {
 pub fn group(inner: &[u8]) -> Ident {
     let mut id = Ident::default();
     // `Controller-1-to-broker-2-send-thread`: the controller (writer) is the first number.
-    if starts_ci(inner, b"controller-") {
-        if let Some((b, n)) = broker(&inner[11..]) {
-            if starts_ci(&inner[11 + n..], b"-to-broker-") {
+    // (0.8.2.2:controller/ControllerChannelManager.scala:115, 1.1.0:controller/ControllerChannelManager.scala:150;
+    // `prefix:Controller-...` when the broker has a thread name prefix, 0.10.2.1+ :127.)
+    if let Some(i) = find_ci(inner, b"controller-") {
+        if let Some((b, n)) = broker(&inner[i + 11..]) {
+            if starts_ci(&inner[i + 11 + n..], b"-to-broker-") {
                 id.broker = Some(b);
                 return id;
             }
@@ -172,7 +174,7 @@ fn key_int(s: &[u8], key: &[u8]) -> Option<i64> {
 /// The broker a thread name (`%t`) names: only the controller's send thread
 /// (`Controller-1-to-broker-2-send-thread`) does.
 pub fn thread(t: &[u8]) -> Option<Broker> {
-    if starts_ci(t, b"controller-") {
+    if find_ci(t, b"-to-broker-").is_some() {
         group(t).broker
     } else {
         None
@@ -273,6 +275,7 @@ mod tests {
     #[test]
     fn threads() {
         assert_eq!(thread(b"Controller-1-to-broker-2-send-thread"), Some(1));
+        assert_eq!(thread(b"kafka:Controller-3-to-broker-2-send-thread"), Some(3));
         assert_eq!(thread(b"controller-event-thread"), None);
         assert_eq!(thread(b"kafka-request-handler-3"), None);
     }

@@ -268,8 +268,10 @@ pub fn recognise(msg: &[u8], ctx: &Ctx<'_>) -> Option<Found> {
     }
     if on(SHUTTING | CONTROLLED | STARTED) {
         // "shutting down" (KafkaServer): 0.8.2.2:server/KafkaServer.scala:266, 1.0.0:server/KafkaServer.scala:505,
-        // 1.1.0:server/KafkaServer.scala:547, 2.1.0:server/KafkaServer.scala:558, 2.8.0:server/KafkaServer.scala:657.
-        // Other components write "Shutting down" (capital S); only KafkaServer's lower-case message is typed.
+        // 1.1.0:server/KafkaServer.scala:547, 2.1.0:server/KafkaServer.scala:558, 2.8.0:server/KafkaServer.scala:657;
+        // the same words from the request handler pool and the replica fetcher manager, which shut down only with the
+        // broker (0.8.2.2:server/KafkaRequestHandler.scala:87, server/ReplicaFetcherManager.scala:31). Threads write
+        // "Shutting down" (capital S, ShutdownableThread) when they stop for other reasons: not typed.
         // "Starting controlled shutdown": 0.8.2.2:server/KafkaServer.scala:181, 1.1.0:server/KafkaServer.scala:530,
         // 2.1.0:server/KafkaServer.scala:541, 2.8.0:server/KafkaServer.scala:640.
         if m == b"shutting down" || starts_ci(m, b"starting controlled shutdown") {
@@ -313,8 +315,9 @@ fn elected(m: &[u8], ctx: &Ctx<'_>) -> Option<Found> {
         let c = broker_after(&m[..i], b"broker ")?;
         return found(Event::ControllerIs { controller: c, epoch: None });
     }
-    // "Controller %d incremented epoch to %d": 0.8.2.2:controller/KafkaController.scala (incrementControllerEpoch),
-    // 0.11.0.0:controller/KafkaController.scala:642, 1.0.0 the same; "Epoch incremented to %d": 1.1.0:controller/KafkaController.scala:638.
+    // "Controller %d incremented epoch to %d": 0.8.2.2:controller/KafkaController.scala:699,
+    // 0.10.2.1:controller/KafkaController.scala:731, 0.11.0.0:controller/KafkaController.scala:642 (not in 1.0.0);
+    // "Epoch incremented to %d": 1.1.0:controller/KafkaController.scala:638, 2.0.0:controller/KafkaController.scala:647.
     if let Some(i) = find_ci(m, b" incremented epoch to ") {
         let b = broker_after(&m[..i], b"controller ").or(ctx.writer)?;
         let epoch = int(&m[i + 22..]).and_then(|(v, _)| i32::try_from(v).ok());
@@ -360,7 +363,11 @@ fn session(m: &[u8]) -> Option<Found> {
     // "ZK expired; shut down all controller components and try to re-elect": 0.8.2.2:controller/KafkaController.scala:1106,
     // 0.10.2.1:controller/KafkaController.scala:1171; "ZK expired, but the current controller id %d is the same as
     // this broker id, skip re-elect": 0.10.2.1:controller/KafkaController.scala:1181.
-    if starts_ci(m, b"zk expired") {
+    // (Not the old consumer's "ZK expired; release old broker parition ownership" / "ZK expired: resubscribing":
+    // 0.10.2.1:consumer/ZookeeperConsumerConnector.scala:519, consumer/ZookeeperTopicEventWatcher.scala:91.)
+    if starts_ci(m, b"zk expired; shut down all controller components")
+        || starts_ci(m, b"zk expired, but the current controller")
+    {
         return found(Event::SessionExpired { session: None });
     }
     // "Session expired." (Kafka's own ZooKeeper client): 1.0.0:controller/ZookeeperClient.scala:218,
@@ -393,7 +400,8 @@ fn session(m: &[u8]) -> Option<Found> {
         let b = broker(r).map(|x| x.0);
         return by(Event::NewSession { session: None }, b);
     }
-    // "Initializing a new session to %s.": 1.0.0:controller/ZookeeperClient.scala:47,183, 1.1.0+ zookeeper/ZooKeeperClient.scala.
+    // "Initializing a new session to %s.": 1.0.0:controller/ZookeeperClient.scala:47,183,
+    // 1.1.0:zookeeper/ZooKeeperClient.scala:84,331, 2.1.0:zookeeper/ZooKeeperClient.scala:86,379.
     if starts_ci(m, b"initializing a new session to ") {
         return found(Event::NewSession { session: None });
     }
@@ -415,7 +423,7 @@ fn stale_registration(m: &[u8]) -> Option<Found> {
     // configured a brokerid that is already in use, or else you have shutdown this broker and restarted it faster than
     // the zookeeper timeout so it appears to be re-registering.": 0.8.2.2:utils/ZkUtils.scala:174, 1.0.0:utils/ZkUtils.scala:440.
     // "Error while creating ephemeral at %s, node already exists and owner '%d' does not match current session
-    // '%d'": 1.1.0:zk/KafkaZkClient.scala:1497, 2.1.0 and 2.8.0 zk/KafkaZkClient.scala (checkedEphemeralCreate).
+    // '%d'": 1.1.0:zk/KafkaZkClient.scala:1497, 2.1.0:zk/KafkaZkClient.scala:1652, 2.8.0:zk/KafkaZkClient.scala:1897.
     let meaning = find_ci(m, b"conflict in ").is_some()
         || find_ci(m, b"conflicted ephemeral node").is_some()
         || find_ci(m, b"already registered on the path").is_some()
@@ -671,7 +679,8 @@ fn changed(m: &[u8], ctx: &Ctx<'_>) -> Option<Found> {
 
 fn failed(m: &[u8], ctx: &Ctx<'_>) -> Option<Found> {
     // "Controller %d epoch %d initiated state change for partition %s from %s to %s failed":
-    // 0.8.2.2 and 0.10.2.1 controller/PartitionStateMachine.scala (handleStateChange);
+    // 0.8.2.2:controller/PartitionStateMachine.scala:183,234, 0.10.2.1:controller/PartitionStateMachine.scala:178,228,
+    // 0.11.0.0:controller/PartitionStateMachine.scala:188;
     // "Initiated state change for partition %s from %s to %s failed": 1.0.0:controller/PartitionStateMachine.scala:184.
     if let Some(r) = after_ci(m, b"initiated state change for partition ") {
         if find_ci(r, b" failed").is_some() {
