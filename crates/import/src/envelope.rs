@@ -100,6 +100,7 @@ impl Cleaner {
             return false;
         }
         let needs_copy = s.iter().enumerate().any(|(i, b)| match b {
+            0x1b => true,
             b'\\' => s.get(i + 1).is_some_and(|n| n.is_ascii_punctuation()),
             b'`' => true,
             b'*' => s.get(i + 1) == Some(&b'*'),
@@ -117,7 +118,18 @@ impl Cleaner {
         while i < s.len() {
             let b = s[i];
             let at = i;
-            if b == b'\\' && s.get(i + 1).is_some_and(|n| n.is_ascii_punctuation()) {
+            if b == 0x1b {
+                // An ANSI escape (a coloured terminal's `ESC [ 36 m`): dropped up to its final byte.
+                i += 1;
+                if s.get(i) == Some(&b'[') {
+                    i += 1;
+                    while i < s.len() && !(0x40..=0x7e).contains(&s[i]) {
+                        i += 1;
+                    }
+                }
+                i += 1;
+                continue;
+            } else if b == b'\\' && s.get(i + 1).is_some_and(|n| n.is_ascii_punctuation()) {
                 i += 1;
             } else if b == b'`' {
                 i += 1;
@@ -154,6 +166,8 @@ pub enum SourceKind {
     Kubectl,
     /// `controller.log:` / `logs/server.log.2017-11-10-15:` / `server.log-123-` (grep, -n).
     Grep,
+    /// `Nov 10 15:48:30 kafka1 kafka-server-start.sh[1234]: ` (syslog, journalctl): the host names it.
+    Syslog,
 }
 
 /// A collector prefix: its kind, the name it gives (a byte range of the line) and where the
@@ -176,6 +190,9 @@ pub fn source(s: &[u8]) -> Option<Source> {
         let n = body.iter().position(|b| *b == b'/').unwrap_or(body.len());
         return Some(Source { kind: SourceKind::Kubectl, name: (lead + 5, lead + 5 + n), rest: lead + close + 1 });
     }
+    if let Some(src) = syslog(t) {
+        return Some(Source { kind: SourceKind::Syslog, name: (lead + src.0, lead + src.1), rest: lead + src.2 });
+    }
     // docker-compose: `NAME  | ` (NAME of [A-Za-z0-9_.-], padded).
     let n = t.iter().take(128).take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')).count();
     if n > 0 && n < 128 {
@@ -189,7 +206,9 @@ pub fn source(s: &[u8]) -> Option<Source> {
     // grep: a file name holding `.log` (or `log/`), then `:`, `:N:` or `-N-`.
     let n = t.iter().take(300).take_while(|b| !blank(**b) && **b != b'[').count();
     let tok = &t[..n];
-    let log = crate::text::find_ci(tok, b".log").or_else(|| crate::text::find_ci(tok, b"log/"))?;
+    let log = crate::text::find_ci(tok, b".log")
+        .or_else(|| crate::text::find_ci(tok, b".out"))
+        .or_else(|| crate::text::find_ci(tok, b"log/"))?;
     // `:` after the `.log` part ends the file name (`server.log.2017-11-10-15:`).
     if let Some(c) = tok[log..].iter().position(|b| *b == b':') {
         let end = log + c;
@@ -216,6 +235,47 @@ pub fn source(s: &[u8]) -> Option<Source> {
         i += 1;
     }
     None
+}
+
+/// `Mmm dd HH:MM:SS HOST PROG[PID]: ` at the start of `t`: the host's range and where the rest begins.
+fn syslog(t: &[u8]) -> Option<(usize, usize, usize)> {
+    if t.len() < 20
+        || !t[0].is_ascii_uppercase()
+        || !t[1].is_ascii_lowercase()
+        || !t[2].is_ascii_lowercase()
+        || t[3] != b' '
+    {
+        return None;
+    }
+    let mut i = 4;
+    if t[i] == b' ' {
+        i += 1;
+    }
+    let d = t[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+    if d == 0 || d > 2 || t.get(i + d) != Some(&b' ') {
+        return None;
+    }
+    i += d + 1;
+    let c = t.get(i..i + 8)?;
+    if c[2] != b':' || c[5] != b':' || !c.iter().enumerate().all(|(k, b)| k == 2 || k == 5 || b.is_ascii_digit()) {
+        return None;
+    }
+    i += 8;
+    if t.get(i) != Some(&b' ') {
+        return None;
+    }
+    let host = i + 1;
+    let hl = t[host..].iter().take(255).take_while(|b| !blank(**b)).count();
+    if hl == 0 {
+        return None;
+    }
+    let prog = host + hl + 1;
+    let pl = t.get(prog..)?.iter().take(255).position(|b| *b == b':')?;
+    if t[prog..prog + pl].iter().any(|b| blank(*b)) {
+        return None;
+    }
+    let rest = prog + pl + 1;
+    Some((host, host + hl, rest + usize::from(t.get(rest) == Some(&b' '))))
 }
 
 /// A stack-trace line (folds into the statement above): `\tat a.b.C(C.java:1)`, `Caused by: ...`,
@@ -297,6 +357,18 @@ pub fn head(s: &[u8]) -> Head {
         }
     }
     p += skip(&s[p..]);
+    // `docker logs -t` / `kubectl logs --timestamps` put their own time before the log's: the log's wins.
+    if h.ts_ms.is_some() {
+        let inner = if s.get(p) == Some(&b'[') { p + 1 } else { p };
+        if let Some((t, n)) = timestamp(&s[inner..]) {
+            let q = inner + n;
+            if inner == p || s.get(q) == Some(&b']') {
+                h.ts_ms = Some(t);
+                p = q + usize::from(s.get(q) == Some(&b']'));
+                p += skip(&s[p..]);
+            }
+        }
+    }
     // Level and thread, in either order (`LEVEL [t]`, `[t] LEVEL`, `[LEVEL]`).
     for _ in 0..3 {
         if h.level.is_none() {
@@ -342,28 +414,52 @@ pub fn head(s: &[u8]) -> Head {
         }
     }
     let mut end = s.len();
-    if h.logger.is_none() && s.last() == Some(&b')') {
-        // `msg (logger)`: the last ` (` whose content is a class name.
-        if let Some(open) = s[p..].iter().rposition(|b| *b == b'(') {
+    // `msg (logger) [thread]` (Strimzi's `%d{ISO8601} %p %m (%c) [%t]`): the thread goes first.
+    if h.logger.is_none() && h.thread.is_none() && s.last() == Some(&b']') {
+        if let Some(open) = s[p..].iter().rposition(|b| *b == b'[') {
             let open = p + open;
-            let inner = &s[open + 1..s.len() - 1];
-            if open > p && s[open - 1] == b' ' && class_name(inner) {
-                let mut lend = s.len() - 1;
-                if let Some(c) = inner.iter().rposition(|b| *b == b':') {
-                    if inner[c + 1..].iter().all(u8::is_ascii_digit) {
-                        lend = open + 1 + c;
-                    }
-                }
-                h.logger = Some((open + 1, lend));
+            if open >= 2 && s[open - 1] == b' ' && s[open - 2] == b')' && trailing_logger(s, p, open - 1).is_some() {
+                h.thread = Some((open + 1, s.len() - 1));
                 end = open - 1;
-                while end > p && blank(s[end - 1]) {
-                    end -= 1;
-                }
             }
+        }
+    }
+    if h.logger.is_none() {
+        if let Some((lg, e)) = trailing_logger(s, p, end) {
+            h.logger = Some(lg);
+            end = e;
         }
     }
     h.msg = (p.min(end), end);
     h
+}
+
+/// `msg (logger)` ending `s[..end]`: the logger's range (without a `:line`) and where the message
+/// ends. A logger is a class name; one without a dot (`(KafkaController)`) needs two capitals, so
+/// `zookeeper state changed (Expired)` keeps its state.
+fn trailing_logger(s: &[u8], p: usize, end: usize) -> Option<((usize, usize), usize)> {
+    if end == 0 || s.get(end - 1) != Some(&b')') {
+        return None;
+    }
+    let open = p + s[p..end].iter().rposition(|b| *b == b'(')?;
+    let inner = &s[open + 1..end - 1];
+    if open <= p || s[open - 1] != b' ' || !class_name(inner) {
+        return None;
+    }
+    if !inner.contains(&b'.') && inner.iter().filter(|b| b.is_ascii_uppercase()).count() < 2 {
+        return None;
+    }
+    let mut lend = end - 1;
+    if let Some(c) = inner.iter().rposition(|b| *b == b':') {
+        if inner[c + 1..].iter().all(u8::is_ascii_digit) {
+            lend = open + 1 + c;
+        }
+    }
+    let mut e = open - 1;
+    while e > p && blank(s[e - 1]) {
+        e -= 1;
+    }
+    Some(((open + 1, lend), e))
 }
 
 fn skip(s: &[u8]) -> usize {
@@ -560,6 +656,24 @@ mod tests {
     }
 
     #[test]
+    fn strimzi_trailing_thread_and_docker_timestamps() {
+        let s = b"2017-11-10 15:48:30,006 INFO [Controller id=0] Resigned (kafka.controller.KafkaController) [controller-event-thread]";
+        let h = head(s);
+        assert_eq!((h.ts_ms, h.level), (Some(T), Some(Level::Info)));
+        assert_eq!(logger(s, &h), "kafka.controller.KafkaController");
+        assert_eq!(&s[h.thread.unwrap().0..h.thread.unwrap().1], b"controller-event-thread");
+        assert_eq!(msg(s, &h), "[Controller id=0] Resigned");
+        let s = b"2017-11-11T09:00:00.123456789Z [2017-11-10 15:48:30,006] INFO started (kafka.server.KafkaServer)";
+        let h = head(s);
+        assert_eq!((h.ts_ms, msg(s, &h)), (Some(T), "started"));
+        // A state in parentheses is no logger.
+        let s = b"zookeeper state changed (Expired)";
+        assert_eq!(msg(s, &head(s)), "zookeeper state changed (Expired)");
+        let s = b"[2017-11-10 15:48:30,006] INFO x (KafkaController)";
+        assert_eq!(logger(s, &head(s)), "KafkaController");
+    }
+
+    #[test]
     fn logger_with_line_number_in_parentheses() {
         let s = b"[2017-11-10 15:48:30,006] INFO Resigned (kafka.controller.KafkaController:354)";
         let h = head(s);
@@ -591,6 +705,14 @@ mod tests {
             assert_eq!(&line[src.name.0..src.name.1], name, "{:?}", core::str::from_utf8(line));
             assert!(line[src.rest..].starts_with(b"2017") || line[src.rest..].starts_with(b"[2017"));
         }
+        let s = b"Nov 10 15:48:30 kafka1 kafka-server-start.sh[1234]: [2017-11-10 15:48:30,006] INFO x";
+        let src = source(s).unwrap();
+        assert_eq!((src.kind, &s[src.name.0..src.name.1]), (SourceKind::Syslog, &b"kafka1"[..]));
+        assert!(s[src.rest..].starts_with(b"[2017"));
+        let s = b"Nov  1 05:48:30 host kafka: started";
+        assert_eq!(&s[source(s).unwrap().rest..], b"started");
+        let s = b"/var/log/kafka/kafkaServer.out:[2017";
+        assert_eq!(&s[source(s).unwrap().rest..], b"[2017");
         assert_eq!(source(b"[2017-11-10 15:48:30,006] INFO x | y"), None);
         assert_eq!(source(b"Topic: t\tPartition: 0"), None);
     }
@@ -611,6 +733,9 @@ mod tests {
         assert_eq!(c.clean(b"`[2017] INFO x`"), Some(&b"[2017] INFO x"[..]));
         assert_eq!(c.clean(b"\tat a.b(C.java:1)"), Some(&b"\tat a.b(C.java:1)"[..]));
         assert_eq!(c.clean(b"{code}[2017] INFO x{code}"), Some(&b"[2017] INFO x"[..]));
+        let line = b"\x1b[36mkafka-1  |\x1b[0m [2017] INFO x";
+        assert_eq!(c.clean(line), Some(&b"kafka-1  | [2017] INFO x"[..]));
+        assert_eq!((c.orig(0), c.orig(10)), (5, 19));
     }
 
     #[test]

@@ -589,6 +589,23 @@ mod tests {
     }
 
     #[test]
+    fn syslog_strimzi_and_coloured_compose() {
+        let text = "Nov 10 15:48:30 kafka1 kafka-server-start.sh[1234]: [2017-11-10 15:48:30,006] INFO zookeeper state changed (Expired) (org.I0Itec.zkclient.ZkClient)\n\
+                    2017-11-10 15:48:31,006 INFO [Controller id=0] Resigned (kafka.controller.KafkaController) [controller-event-thread]\n\
+                    \u{1b}[36mkafka-2  |\u{1b}[0m [2017-11-10 15:48:32,006] INFO started (kafka.server.KafkaServer)\n";
+        let p = one("paste", text);
+        let r = &p.records;
+        assert_eq!(
+            (r[0].event.clone(), r[0].broker, r[0].broker_source),
+            (Some(Event::SessionExpired { session: None }), Some(1), Some(BrokerSource::Prefix))
+        );
+        assert_eq!((r[1].event.clone(), r[1].broker), (Some(Event::Resigned { broker: Some(0) }), Some(0)));
+        assert_eq!((r[2].event.clone(), r[2].broker), (Some(Event::Started), Some(2)));
+        assert_eq!(msg(text, &r[2]), "started");
+        assert!(p.files[0].mixed);
+    }
+
+    #[test]
     fn paste_artefacts() {
         let text = " > \\[2017-11-10 15:48:30,006\\] INFO \\[Controller id=1\\] Resigned (kafka.controller.KafkaController)  \r\n\
                     ```\n\
