@@ -8,6 +8,7 @@ use crate::envelope::{self, Cleaner, SCAN_CAP};
 use crate::event::{Broker, Event};
 use crate::identity;
 use crate::recognise::{self, Ctx};
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Serialize;
@@ -170,8 +171,9 @@ struct FileParse {
     first: usize,
     /// Per record of this file: index into `sources` (or `u32::MAX`).
     rec_source: Vec<u32>,
-    /// Distinct collector prefix names.
+    /// Distinct collector prefix names, in order of appearance, and their index.
     sources: Vec<Vec<u8>>,
+    index_of: BTreeMap<Vec<u8>, u32>,
     /// The last record per source, for folding stack traces (`sources.len()` is "none").
     last_of_source: Vec<Option<usize>>,
     last_none: Option<usize>,
@@ -185,6 +187,7 @@ impl FileParse {
             first: usize::MAX,
             rec_source: Vec::new(),
             sources: Vec::new(),
+            index_of: BTreeMap::new(),
             last_of_source: Vec::new(),
             last_none: None,
         }
@@ -299,12 +302,13 @@ impl FileParse {
     }
 
     fn source_index(&mut self, name: &[u8]) -> u32 {
-        if let Some(i) = self.sources.iter().position(|s| s.as_slice() == name) {
-            return i as u32;
+        if let Some(i) = self.index_of.get(name) {
+            return *i;
         }
         if self.sources.len() >= MAX_SOURCES {
             return u32::MAX;
         }
+        self.index_of.insert(name.to_vec(), self.sources.len() as u32);
         self.sources.push(name.to_vec());
         self.last_of_source.push(None);
         (self.sources.len() - 1) as u32
@@ -366,7 +370,8 @@ impl FileParse {
         let prefix: Vec<Option<Broker>> = self.sources.iter().map(|s| identity::name(s)).collect();
         let file_name = identity::name(input.name.as_bytes());
         for (r, s) in recs.iter_mut().zip(&self.rec_source) {
-            if r.broker.is_some() {
+            // `kafka-topics --describe` rows are written by a tool, not a broker.
+            if r.broker.is_some() || r.kind == LineKind::Describe {
                 continue;
             }
             let k = if *s == u32::MAX { n } else { *s as usize };
@@ -661,8 +666,9 @@ mod tests {
     fn describe_output() {
         let text = "Topic:__consumer_offsets\tPartitionCount:50\tReplicationFactor:3\tConfigs:\n\
                     \tTopic: __consumer_offsets\tPartition: 3\tLeader: -1\tReplicas: 3,1,2\tIsr: 2\n";
-        let p = one("describe.txt", text);
+        let p = one("kafka-2/describe.txt", text);
         assert_eq!(p.records.len(), 2);
+        assert!(p.records.iter().all(|r| r.broker.is_none()));
         assert!(p.records.iter().all(|r| r.kind == LineKind::Describe));
         assert_eq!(
             p.records[1].event,
@@ -681,6 +687,47 @@ mod tests {
         assert!(calls.len() > 5 && calls.len() < 50, "{} calls", calls.len());
         assert_eq!(calls.last(), Some(&(total, total)));
         assert!(calls.windows(2).all(|w| w[0].0 <= w[1].0));
+    }
+
+    #[test]
+    fn any_bytes_get_an_answer() {
+        // Pseudo-random bytes (an LCG), one 3 MB line of them, and a file of only newlines.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let noise: Vec<u8> = (0..3_000_000)
+            .map(|_| {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                (x >> 56) as u8
+            })
+            .collect();
+        let one_line: Vec<u8> = noise.iter().map(|b| if *b == b'\n' { b'x' } else { *b }).collect();
+        let newlines = alloc::vec![b'\n'; 100_000];
+        let p = parse(
+            &[
+                Input { name: "noise", bytes: &noise, broker: None },
+                Input { name: "line", bytes: &one_line, broker: None },
+                Input { name: "nl", bytes: &newlines, broker: None },
+            ],
+            &mut |_, _| {},
+        );
+        assert_eq!(p.files[1].lines, 1);
+        assert_eq!(p.files[2].lines, 100_000);
+        assert_eq!(p.lines, p.files.iter().map(|f| f.lines).sum::<u32>());
+        for r in &p.records {
+            let len = [noise.len(), one_line.len(), newlines.len()][r.file as usize];
+            assert!(r.message.0 <= r.message.1 && r.message.1 as usize <= len);
+            assert!(r.line >= 1 && r.line <= p.files[r.file as usize].lines);
+        }
+    }
+
+    #[test]
+    fn a_long_stack_trace_folds_into_one_record() {
+        let mut text = String::from("[2017-11-10 15:48:30,006] ERROR boom (a.B)\n");
+        for _ in 0..50_000 {
+            text.push_str("\tat a.b.C.d(C.java:1)\n");
+        }
+        let p = one("x", &text);
+        assert_eq!(p.records.len(), 1);
+        assert_eq!(p.records[0].continuation, 50_000);
     }
 
     #[test]

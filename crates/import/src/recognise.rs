@@ -371,7 +371,9 @@ fn session(m: &[u8]) -> Option<Found> {
         return found(Event::SessionExpired { session: None });
     }
     // "Session expired." (Kafka's own ZooKeeper client): 1.0.0:controller/ZookeeperClient.scala:218,
-    // 1.1.0:zookeeper/ZooKeeperClient.scala:359, 2.1.0:zookeeper/ZooKeeperClient.scala:427.
+    // 1.1.0:zookeeper/ZooKeeperClient.scala:359, 2.1.0:zookeeper/ZooKeeperClient.scala:427, 2.5.0:zookeeper/ZooKeeperClient.scala:424,
+    // 2.8.0:zookeeper/ZooKeeperClient.scala:463 (the message of scheduleReinitialize, logged at :434); the
+    // ZooKeeperClientExpiredException "Session expired either before or while waiting for connection": 2.8.0:...:279.
     if starts_ci(m, b"session expired") {
         return found(Event::SessionExpired { session: None });
     }
