@@ -315,6 +315,29 @@ fn elected(m: &[u8], ctx: &Ctx<'_>) -> Option<Found> {
         let c = broker_after(&m[..i], b"broker ")?;
         return found(Event::ControllerIs { controller: c, epoch: None });
     }
+    // "Controller %d epoch %d elected leader %d for Offline partition %s": 0.8.2.2:controller/PartitionStateMachine.scala:368,
+    // 0.10.2.1:controller/PartitionStateMachine.scala:350, 0.11.0.0:controller/PartitionStateMachine.scala:318;
+    // "Elected leader %d for Offline partition %s":
+    // 1.0.0:controller/PartitionStateMachine.scala:313.
+    if let Some(i) = find_ci(m, b"elected leader ") {
+        if i == 0 || m[i - 1] == b' ' {
+            let r = &m[i + 15..];
+            let (leader, _) = broker(r)?;
+            let p = partition_after(r, b" for offline partition ")?;
+            let (_, e) = controller_epoch_lead(m);
+            if leader < 0 {
+                return found(Event::LeaderNone { partition: Some(p) });
+            }
+            return found(Event::SelectedLeader {
+                partition: p,
+                leader,
+                leader_epoch: None,
+                isr: Vec::new(),
+                controller_epoch: e.or(ctx.epoch),
+                zk_version: None,
+            });
+        }
+    }
     // "Controller %d incremented epoch to %d": 0.8.2.2:controller/KafkaController.scala:699,
     // 0.10.2.1:controller/KafkaController.scala:731, 0.11.0.0:controller/KafkaController.scala:642 (not in 1.0.0);
     // "Epoch incremented to %d": 1.1.0:controller/KafkaController.scala:638, 2.0.0:controller/KafkaController.scala:647.
@@ -646,6 +669,14 @@ fn changed(m: &[u8], ctx: &Ctx<'_>) -> Option<Found> {
     // "Changed partition %s from %s to %s with state %s" (LeaderAndIsr(...)): 1.1.0:controller/PartitionStateMachine.scala:169,177,
     // 2.1.0:controller/PartitionStateMachine.scala:204,212, 2.8.0:controller/PartitionStateMachine.scala:229,245;
     // "Changed partition %s state from %s to %s": 1.1.0:controller/PartitionStateMachine.scala:184.
+    // "Partition %s state changed to %s after removing replica %d from the ISR as part of transition to
+    // OfflineReplica": 2.8.0:controller/ReplicaStateMachine.scala:229 (the state is "(Leader:..,ISR:..,..)").
+    if starts_ci(m, b"partition ") {
+        if let Some(i) = find_ci(m, b" state changed to ") {
+            let p = partition(&m[10..]).map(|x| x.0)?;
+            return Some(leader_isr(p, state(&m[i..])?));
+        }
+    }
     let r = after_ci(m, b"changed partition ")?;
     let (p, n) = partition(skip_blank(r))?;
     let r = &skip_blank(r)[n..];
@@ -982,6 +1013,40 @@ mod tests {
         assert_eq!(
             ev("Changed partition t-3 state from NonExistentPartition to NewPartition with assigned replicas 1,2"),
             None
+        );
+    }
+
+    #[test]
+    fn elected_leader_for_offline_partition_and_state_changed() {
+        assert_eq!(
+            ev("Controller 1 epoch 8 elected leader 2 for Offline partition [t,3]"),
+            Some(Event::SelectedLeader {
+                partition: p("t", 3),
+                leader: 2,
+                leader_epoch: None,
+                isr: vec![],
+                controller_epoch: Some(8),
+                zk_version: None
+            })
+        );
+        assert_eq!(
+            with("Elected leader 2 for Offline partition t-3", 1, Some(9), None),
+            Some(Event::SelectedLeader {
+                partition: p("t", 3),
+                leader: 2,
+                leader_epoch: None,
+                isr: vec![],
+                controller_epoch: Some(9),
+                zk_version: None
+            })
+        );
+        assert_eq!(
+            ev("Partition t-3 state changed to (Leader:-1,ISR:1,LeaderEpoch:15,ControllerEpoch:9) after removing replica 1 from the ISR as part of transition to OfflineReplica"),
+            Some(Event::LeaderNone { partition: Some(p("t", 3)) })
+        );
+        assert_eq!(
+            ev("Partition t-3 state changed to (Leader:2,ISR:2,LeaderEpoch:15,ControllerEpoch:9) after removing replica 1 from the ISR as part of transition to OfflineReplica"),
+            Some(Event::LeaderIsr { partition: p("t", 3), leader: 2, leader_epoch: Some(15), isr: vec![2], controller_epoch: Some(9) })
         );
     }
 
