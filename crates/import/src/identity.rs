@@ -171,6 +171,22 @@ fn key_int(s: &[u8], key: &[u8]) -> Option<i64> {
     None
 }
 
+/// The writer a 0.8–0.11 message names at its start: `Broker N ...` (the receiving broker's
+/// state-change lines, 0.8.2.2:server/ReplicaManager.scala:329; "Broker %d starting become controller
+/// state transition", 0.11.0.0:controller/KafkaController.scala:248) or `Controller N epoch E ...`
+/// (the controller's state-change lines, 0.8.2.2:controller/PartitionStateMachine.scala:213).
+pub fn text_lead(msg: &[u8]) -> Option<Broker> {
+    for (w, needs_epoch) in [(&b"broker "[..], false), (b"controller ", true)] {
+        if starts_ci(msg, w) {
+            let (b, n) = broker(&msg[w.len()..])?;
+            let rest = &msg[w.len() + n..];
+            let ok = if needs_epoch { starts_ci(rest, b" epoch ") } else { rest.first() == Some(&b' ') };
+            return if ok { Some(b) } else { None };
+        }
+    }
+    None
+}
+
 /// The broker a thread name (`%t`) names: only the controller's send thread
 /// (`Controller-1-to-broker-2-send-thread`) does.
 pub fn thread(t: &[u8]) -> Option<Broker> {
@@ -270,6 +286,14 @@ mod tests {
         assert_eq!(b("[ReplicaFetcherThread-0-2], Starting"), None);
         assert_eq!(b("[topic,3] x"), None);
         assert_eq!(ident(b"[topic,3] x").len, 0);
+    }
+
+    #[test]
+    fn text_leads() {
+        assert_eq!(text_lead(b"Broker 2 handling LeaderAndIsr request correlationId 5 from controller 1"), Some(2));
+        assert_eq!(text_lead(b"Controller 1 epoch 8 changed state of replica 2"), Some(1));
+        assert_eq!(text_lead(b"Controller 1 is ready"), None);
+        assert_eq!(text_lead(b"Broker failure callback for 2"), None);
     }
 
     #[test]

@@ -287,7 +287,7 @@ impl FileParse {
             Some(f) => (Some(f.event), f.writer),
             None => (None, None),
         };
-        let broker = id.broker.or(text_writer).or(thread_broker);
+        let broker = id.broker.or(text_writer).or(thread_broker).or_else(|| identity::text_lead(text));
         let msg_start = if kind == LineKind::Unknown { body_at } else { body_at + h.msg.0 };
         let msg_end = if h.msg.1 == body.len() { view.len() } else { body_at + h.msg.1 };
         let message = (abs(msg_start, cleaner), abs(msg_end, cleaner));
