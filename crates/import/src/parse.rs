@@ -287,7 +287,9 @@ impl FileParse {
             Some(f) => (Some(f.event), f.writer),
             None => (None, None),
         };
-        let broker = id.broker.or(text_writer).or(thread_broker).or_else(|| identity::text_lead(text));
+        // A typed message says its writer itself (`Broker W has been elected ...` names another broker).
+        let lead = if event.is_none() { identity::text_lead(text) } else { None };
+        let broker = id.broker.or(text_writer).or(thread_broker).or(lead);
         let msg_start = if kind == LineKind::Unknown { body_at } else { body_at + h.msg.0 };
         let msg_end = if h.msg.1 == body.len() { view.len() } else { body_at + h.msg.1 };
         let message = (abs(msg_start, cleaner), abs(msg_end, cleaner));
@@ -546,6 +548,16 @@ mod tests {
         assert_eq!(msg(text, &p.records[0]), "hello there");
         assert_eq!(p.records[1].kind, LineKind::Other);
         assert_eq!(p.records[2].kind, LineKind::Unknown);
+    }
+
+    #[test]
+    fn a_message_naming_another_broker_does_not_make_it_the_writer() {
+        let text = "[2017-11-10 15:48:30,006] DEBUG Broker 3 has been elected as leader, so stopping the election process. (kafka.server.ZookeeperLeaderElector)\n\
+                    [2017-11-10 15:48:30,007] TRACE Broker 2 handling LeaderAndIsr request correlationId 5 from controller 3 epoch 9 starting the become-leader transition for partition [t,3] (state.change.logger)\n";
+        let p = one("paste", text);
+        assert_eq!(p.records[0].event, Some(Event::ControllerIs { controller: 3, epoch: None }));
+        assert_eq!((p.records[0].broker, p.records[0].broker_source), (Some(2), Some(BrokerSource::SameSource)));
+        assert_eq!((p.records[1].broker, p.records[1].broker_source), (Some(2), Some(BrokerSource::Line)));
     }
 
     #[test]
