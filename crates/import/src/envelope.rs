@@ -76,7 +76,10 @@ impl Cleaner {
             let t = &s[start..];
             let lead = t.iter().take_while(|b| blank(**b)).count();
             let u = &t[lead..];
-            if u.first() == Some(&b'>') {
+            if u.starts_with(b"\xEF\xBB\xBF") {
+                // A UTF-8 byte order mark (a file saved by an editor).
+                start += lead + 3;
+            } else if u.first() == Some(&b'>') {
                 start += lead + 1;
                 if s.get(start) == Some(&b' ') {
                     start += 1;
@@ -733,6 +736,7 @@ mod tests {
         assert_eq!(c.clean(b"`[2017] INFO x`"), Some(&b"[2017] INFO x"[..]));
         assert_eq!(c.clean(b"\tat a.b(C.java:1)"), Some(&b"\tat a.b(C.java:1)"[..]));
         assert_eq!(c.clean(b"{code}[2017] INFO x{code}"), Some(&b"[2017] INFO x"[..]));
+        assert_eq!(c.clean(b"\xEF\xBB\xBF[2017] INFO x"), Some(&b"[2017] INFO x"[..]));
         let line = b"\x1b[36mkafka-1  |\x1b[0m [2017] INFO x";
         assert_eq!(c.clean(line), Some(&b"kafka-1  | [2017] INFO x"[..]));
         assert_eq!((c.orig(0), c.orig(10)), (5, 19));

@@ -447,7 +447,7 @@ fn record(file: u16, line: u32, global: u32, kind: LineKind, event: Option<Event
 /// (`NoReplicaOnlineException` under "failed to change state" means no leader).
 fn fold(r: &mut Record, upgrade: Option<Event>) {
     r.continuation = r.continuation.saturating_add(1);
-    let Some(ev) = upgrade else { return };
+    let Some(ev) = upgrade.filter(|_| r.kind != LineKind::Describe) else { return };
     match (&r.event, &ev) {
         (None, _) => {
             r.event = Some(ev);
