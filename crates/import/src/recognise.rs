@@ -1112,6 +1112,22 @@ mod tests {
     }
 
     #[test]
+    fn leader_and_isr_sent_for_a_reassignment() {
+        assert_eq!(
+            ev("Controller 1 epoch 8 sent LeaderAndIsr request (Leader:2,ISR:2,3,LeaderEpoch:15,ControllerEpoch:8) with new assigned replica list 2,3 to leader 2 for partition being reassigned [t,3]"),
+            Some(Event::LeaderAndIsrSent { partition: Some(p("t", 3)), to: Some(2), controller_epoch: Some(8), leader: Some(2) })
+        );
+        assert_eq!(
+            with("Sent LeaderAndIsr request (Leader:2,ISR:2,3,LeaderEpoch:15,ControllerEpoch:8) with new assigned replica list 2,3 to leader 2 for partition being reassigned t-3", 1, Some(8), None),
+            Some(Event::LeaderAndIsrSent { partition: Some(p("t", 3)), to: Some(2), controller_epoch: Some(8), leader: Some(2) })
+        );
+        assert_eq!(
+            ev("Controller 1 epoch 8 failed to send LeaderAndIsr request with new assigned replica list 2,3 to leader 2 for partition being reassigned [t,3]"),
+            None
+        );
+    }
+
+    #[test]
     fn state_change_failed() {
         let f = Some(Event::StateChangeFailed { partition: Some(p("t", 3)) });
         assert_eq!(ev("Controller 1 epoch 8 initiated state change for partition [t,3] from OfflinePartition to OnlinePartition failed"), f);
