@@ -372,6 +372,8 @@ pub fn head(s: &[u8]) -> Head {
             }
         }
     }
+    // Kafka's layout ends the line with `(logger)`: then the other layouts' `[thread] logger - ` is not read.
+    let trailing = trailing_logger(s, p, s.len()).is_some_and(|((a, b), _)| s[a..b].contains(&b'.'));
     // Level and thread, in either order (`LEVEL [t]`, `[t] LEVEL`, `[LEVEL]`).
     for _ in 0..3 {
         if h.level.is_none() {
@@ -400,7 +402,8 @@ pub fn head(s: &[u8]) -> Head {
             }
             let after = p + close + 1;
             let a = after + skip(&s[after..]);
-            let thread = if h.level.is_none() { level(&s[a..]).is_some() } else { dash_logger(&s[a..]).is_some() };
+            let thread =
+                if h.level.is_none() { level(&s[a..]).is_some() } else { !trailing && dash_logger(&s[a..]).is_some() };
             if thread {
                 h.thread = Some(inner);
                 p = a;
@@ -409,8 +412,8 @@ pub fn head(s: &[u8]) -> Head {
         }
         break;
     }
-    // `logger(:line) - msg`
-    if h.statement() {
+    // `logger(:line) - msg` (not when the line ends in Kafka's own `(logger)`: then a ` - ` is the message's).
+    if h.statement() && !trailing {
         if let Some((lg, n)) = dash_logger(&s[p..]) {
             h.logger = Some((p + lg.0, p + lg.1));
             p += n;
@@ -449,8 +452,16 @@ fn trailing_logger(s: &[u8], p: usize, end: usize) -> Option<((usize, usize), us
     if open <= p || s[open - 1] != b' ' || !class_name(inner) {
         return None;
     }
-    if !inner.contains(&b'.') && inner.iter().filter(|b| b.is_ascii_uppercase()).count() < 2 {
-        return None;
+    if !inner.contains(&b'.') {
+        // `(KafkaController)`: CamelCase with two capitals; not `(Expired)`, `(PLAINTEXT)` nor a ZooKeeper state.
+        let camel = inner[0].is_ascii_uppercase()
+            && inner.iter().any(u8::is_ascii_lowercase)
+            && inner.iter().filter(|b| b.is_ascii_uppercase()).count() >= 2;
+        const STATES: [&[u8]; 5] =
+            [b"SyncConnected", b"Disconnected", b"AuthFailed", b"ConnectedReadOnly", b"SaslAuthenticated"];
+        if !camel || STATES.contains(&inner) {
+            return None;
+        }
     }
     let mut lend = end - 1;
     if let Some(c) = inner.iter().rposition(|b| *b == b':') {
@@ -592,6 +603,9 @@ mod tests {
     fn msg<'a>(s: &'a [u8], h: &Head) -> &'a str {
         core::str::from_utf8(&s[h.msg.0..h.msg.1]).unwrap()
     }
+    fn h_logger(s: &[u8]) -> Option<(usize, usize)> {
+        head(s).logger
+    }
     fn logger<'a>(s: &'a [u8], h: &Head) -> &'a str {
         let l = h.logger.unwrap();
         core::str::from_utf8(&s[l.0..l.1]).unwrap()
@@ -674,6 +688,26 @@ mod tests {
         assert_eq!(msg(s, &head(s)), "zookeeper state changed (Expired)");
         let s = b"[2017-11-10 15:48:30,006] INFO x (KafkaController)";
         assert_eq!(logger(s, &head(s)), "KafkaController");
+        let s = b"[2017-11-10 15:48:30,006] INFO listener (PLAINTEXT)";
+        assert_eq!((h_logger(s), msg(s, &head(s))), (None, "listener (PLAINTEXT)"));
+        let s = b"2017-11-10 15:48:30,006 INFO  [main-EventThread] org.I0Itec.zkclient.ZkClient:713 - zookeeper state changed (SyncConnected)";
+        let h = head(s);
+        assert_eq!(
+            (logger(s, &h), msg(s, &h)),
+            ("org.I0Itec.zkclient.ZkClient", "zookeeper state changed (SyncConnected)")
+        );
+    }
+
+    #[test]
+    fn a_dash_in_a_kafka_layout_message_is_no_logger() {
+        let s =
+            b"[2017-11-10 15:48:30,006] INFO [Controller id=1] Partitions - none (kafka.controller.KafkaController)";
+        let h = head(s);
+        assert_eq!(h.thread, None);
+        assert_eq!(logger(s, &h), "kafka.controller.KafkaController");
+        assert_eq!(msg(s, &h), "[Controller id=1] Partitions - none");
+        let s = b"[2017-11-10 15:48:30,006] INFO Something - else (kafka.x.Y)";
+        assert_eq!(msg(s, &head(s)), "Something - else");
     }
 
     #[test]
