@@ -248,7 +248,7 @@ impl FileParse {
         let prev = self.last(source);
         // `kafka-topics --describe` rows.
         if let Some(ev) = recognise::describe(body) {
-            let message = (abs(body_at, cleaner), (start + raw_end) as u32);
+            let message = (abs(body_at, cleaner), (start + raw_end).min(u32::MAX as usize) as u32);
             self.push(records, source, record(self.index, line_no, global, LineKind::Describe, ev, message));
             return;
         }
