@@ -743,6 +743,39 @@ mod tests {
     }
 
     #[test]
+    fn every_event_variant_has_a_wording() {
+        let text = "1 successfully elected as the controller\n\
+            Broker 3 was elected as controller instead of broker 1\n\
+            New leader is 3\n\
+            Broker 1 resigned as the controller\n\
+            Controller moved to another broker. Aborting controlled shutdown\n\
+            Error while electing or becoming controller on broker 1\n\
+            Session expired.\n\
+            Session establishment complete on server zk:2181, sessionid = 0x1, negotiated timeout = 6000\n\
+            Registered broker 1 at path /brokers/ids/1 with addresses: PLAINTEXT://k1:9092\n\
+            conflict in /brokers/ids/1 data: x stored data: y\n\
+            Newly added brokers: 3, deleted brokers: 1, all live brokers: 2,3\n\
+            Selected new leader and ISR {\"leader\":1,\"leader_epoch\":14,\"isr\":[1,2]} for offline partition [t,3]\n\
+            New leader and ISR for partition [t,3] is {\"leader\":1,\"leader_epoch\":14,\"isr\":[1]}\n\
+            Controller 1 epoch 8 sending become-leader LeaderAndIsr request (Leader:1,ISR:1,LeaderEpoch:14,ControllerEpoch:8) with correlationId 5 to broker 2 for partition [t,3]\n\
+            Broker 2 received LeaderAndIsr request (LeaderAndIsrInfo:(Leader:1,ISR:1,LeaderEpoch:14,ControllerEpoch:8),ReplicationFactor:3),AllReplicas:1,2) correlation id 5 from controller 1 epoch 8 for partition [t,3]\n\
+            Broker 2 ignoring LeaderAndIsr request from controller 1 with correlation id 5 since its controller epoch 8 is old. Latest known controller epoch is 9\n\
+            Error while moving some partitions to the online state\n\
+            Cached zkVersion [27] not equal to that in zookeeper, skip updating ISR\n\
+            Shrinking ISR from 1,2 to 1\n\
+            Expanding ISR from 1 to 1,2\n\
+            No broker in ISR is alive for [t,3]. Pick the leader from the alive assigned replicas: 2\n\
+            shutting down\n\
+            started\n";
+        let p = one("paste", text);
+        let mut kinds: Vec<&str> = p.records.iter().filter_map(|r| r.event.as_ref().map(Event::kind)).collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        assert_eq!(kinds.len(), 23, "{kinds:?}");
+        assert!(p.records.iter().all(|r| r.kind == LineKind::Typed));
+    }
+
+    #[test]
     fn long_lines_and_invalid_utf8() {
         let mut bytes = b"[2017-11-10 15:48:30,006] INFO ".to_vec();
         bytes.extend(core::iter::repeat_n(b'x', 200_000));
