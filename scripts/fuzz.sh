@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# scripts/fuzz.sh [SECONDS]: runs the three fuzz targets in fuzz/ (cargo-fuzz + libFuzzer, on the
+# scripts/fuzz.sh [SECONDS]: runs the four fuzz targets in fuzz/ (cargo-fuzz + libFuzzer, on the
 # `nightly` rustup toolchain), one after the other, SECONDS each (default 600), and prints one
 # line per target: executions, seconds, findings. Installs cargo-fuzz from crates.io if missing.
 #
 #   scenario   Scenario::from_json (a user's scenario file), then the world it builds
 #   permalink  share::Link::decode (a permalink fragment), then Link::restore
 #   zk_replay  splitbrain zk-replay's input lines (splitbrain_cli::zk_replay)
+#   import     splitbrain_import::parse::parse on any bytes split into 1-3 inputs (the log importer)
 #
 # The contract each target asserts: no panic; a rejection is one non-empty line. A finding is
 # written to fuzz/artifacts/<target>/ (replay it: cargo +nightly fuzz run <target> <file>); its
@@ -16,7 +17,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SECS="${1:-600}"
 TOOLCHAIN="${FUZZ_TOOLCHAIN:-nightly}"
-TARGETS="${FUZZ_TARGETS:-scenario permalink zk_replay}"
+TARGETS="${FUZZ_TARGETS:-scenario permalink zk_replay import}"
 [[ "$SECS" =~ ^[0-9]+$ && "$SECS" -gt 0 ]] || { echo "usage: scripts/fuzz.sh [SECONDS]" >&2; exit 2; }
 rustup run "$TOOLCHAIN" rustc --version >/dev/null 2>&1 \
   || { echo "fuzz.sh: the rustup toolchain '$TOOLCHAIN' is missing (rustup toolchain install nightly)" >&2; exit 2; }

@@ -8,11 +8,15 @@
 #![no_std]
 extern crate alloc;
 
+pub mod envelope;
 pub mod event;
 pub mod fit;
+pub mod identity;
 pub mod parse;
+pub mod recognise;
 pub mod report;
 pub mod signatures;
+pub mod text;
 pub mod timeline;
 
 pub use event::{Broker, Event, Partition};
