@@ -218,6 +218,27 @@ fn order(kind: &str) -> usize {
     .unwrap_or(99)
 }
 
+/// The partition got a leader after this marker (a failover's transient OfflinePartition, an
+/// election that followed): not an alarm.
+fn led_later(timeline: &Timeline, m: &Marker, partition: Option<&crate::event::Partition>) -> bool {
+    let Some(target) = partition else { return false };
+    let after = |x: &Marker| match (x.ts_ms, m.ts_ms) {
+        (Some(a), Some(b)) => a > b || (a == b && x.line > m.line),
+        _ => x.line > m.line,
+    };
+    timeline.markers.iter().any(|x| {
+        after(x)
+            && match &x.event {
+                Event::SelectedLeader { partition, leader, .. } | Event::LeaderIsr { partition, leader, .. } => {
+                    partition == target && *leader >= 0
+                }
+                Event::LeaderAndIsrSent { partition: Some(p), leader: Some(l), .. }
+                | Event::LeaderAndIsrReceived { partition: Some(p), leader: Some(l), .. } => p == target && *l >= 0,
+                _ => false,
+            }
+    })
+}
+
 fn leader_none(book: &mut Book, m: &Marker, by: Option<Broker>) {
     let f = book.entry("leader_none", Vec::new(), || {
         (
@@ -438,6 +459,53 @@ mod tests {
         let parsed = Parsed { lines: 2, records: r, files: Vec::new() };
         let sigs = find(&timeline::build(&parsed));
         assert_eq!(verdict(&sigs), "no split-brain signature");
+    }
+
+    #[test]
+    fn an_offline_partition_that_is_elected_later_is_a_healthy_failover() {
+        let r = vec![
+            rec(1, 1_000, 2, Event::Elected { broker: 2, epoch: Some(9) }),
+            rec(2, 1_100, 2, Event::LeaderNone { partition: Some(p3()) }),
+            rec(
+                3,
+                1_200,
+                2,
+                Event::SelectedLeader {
+                    partition: p3(),
+                    leader: 2,
+                    leader_epoch: Some(14),
+                    isr: vec![2],
+                    controller_epoch: Some(9),
+                    zk_version: None,
+                },
+            ),
+        ];
+        assert!(kinds(r.clone()).is_empty());
+        let k = kinds(r[..2].to_vec());
+        assert_eq!(k, vec!["leader_none"], "left leaderless at the end of the log");
+    }
+
+    #[test]
+    fn a_controller_known_only_by_its_epoch_prefix_is_deposed_too() {
+        let mut acting = rec(1, 1_000, 1, Event::BrokersChanged { added: vec![], deleted: vec![3], live: vec![1, 2] });
+        acting.prefix_epoch = Some(40);
+        let mut write = rec(
+            3,
+            2_000,
+            1,
+            Event::SelectedLeader {
+                partition: p3(),
+                leader: 1,
+                leader_epoch: Some(14),
+                isr: vec![1, 2],
+                controller_epoch: Some(40),
+                zk_version: None,
+            },
+        );
+        write.prefix_epoch = Some(40);
+        let r = vec![acting, rec(2, 1_500, 2, Event::Elected { broker: 2, epoch: Some(41) }), write];
+        let k = kinds(r);
+        assert_eq!(&k[..2], &["overlapping_controllers", "deposed_controller_write"], "{k:?}");
     }
 
     #[test]

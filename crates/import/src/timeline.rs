@@ -33,6 +33,10 @@ pub struct EpochBand {
     pub line: u32,
     /// The global line of the resignation.
     pub resigned_line: Option<u32>,
+    /// No line says this broker was elected: the band is read from lines that state the
+    /// controller and its epoch (its own `[Controller id=1 epoch=40]` lines, or requests other
+    /// brokers received from it), beginning at the first of them.
+    pub inferred: bool,
 }
 
 /// One typed event on a lane.
@@ -199,6 +203,7 @@ pub fn build(parsed: &Parsed) -> Timeline {
             next_ms: None,
             line: p.rec.global,
             resigned_line: None,
+            inferred: false,
         });
     }
     // A band's resignation: its controller's first "resigned" (or "controller moved") after it.
@@ -231,6 +236,7 @@ pub fn build(parsed: &Parsed) -> Timeline {
         });
         t.epochs[i].epoch = stated;
     }
+    infer_bands(&placed, &mut t.epochs);
     for p in &placed {
         let lane = t.lanes.iter().position(|l| l.broker == p.rec.broker).unwrap_or(0);
         if let Some(l) = t.lanes.get_mut(lane) {
@@ -292,6 +298,61 @@ fn is_story(e: &Event) -> bool {
                 | Event::SessionExpired { .. }
         )
     )
+}
+
+/// Bands for controllers and epochs that lines state but no election line announces (the log
+/// starts after the election, or the controller's own log is missing), then every band's next
+/// and resignation again, in time order.
+fn infer_bands(placed: &[Placed<'_>], epochs: &mut Vec<EpochBand>) {
+    let mut added = false;
+    for p in placed {
+        let Some((c, e)) = controller_epoch_stated(p.rec) else { continue };
+        if epochs.iter().any(|b| b.controller == c && b.epoch == Some(e)) {
+            continue;
+        }
+        // A band of the same controller without an epoch that covers this line takes it.
+        if let Some(b) =
+            epochs.iter_mut().find(|b| b.controller == c && b.epoch.is_none() && before_or_same(b.from_ms, p.ts))
+        {
+            b.epoch = Some(e);
+            continue;
+        }
+        epochs.push(EpochBand {
+            epoch: Some(e),
+            controller: c,
+            from_ms: p.ts,
+            resigned_ms: None,
+            next_ms: None,
+            line: p.rec.global,
+            resigned_line: None,
+            inferred: true,
+        });
+        added = true;
+    }
+    if !added {
+        return;
+    }
+    epochs.sort_by(|a, b| match (a.from_ms, b.from_ms) {
+        (Some(x), Some(y)) => x.cmp(&y).then(a.line.cmp(&b.line)),
+        _ => a.line.cmp(&b.line),
+    });
+    for i in 0..epochs.len() {
+        epochs[i].next_ms = epochs.get(i + 1).and_then(|b| b.from_ms);
+    }
+    for p in placed {
+        let Some(Event::Resigned { broker }) = p.rec.event.as_ref() else { continue };
+        let Some(by) = broker.or(p.rec.broker) else { continue };
+        if let Some(band) = epochs.iter_mut().rev().find(|b| {
+            b.controller == by
+                && b.inferred
+                && b.line != p.rec.global
+                && before_or_same(b.from_ms, p.ts)
+                && b.resigned_line.is_none()
+        }) {
+            band.resigned_ms = p.ts;
+            band.resigned_line = Some(p.rec.global);
+        }
+    }
 }
 
 fn before_or_same(a: Option<i64>, b: Option<i64>) -> bool {
