@@ -119,8 +119,12 @@ pub fn find(timeline: &Timeline) -> Vec<Signature> {
                 f.add_broker(by);
                 let _ = partition;
             }
-            Event::LeaderNone { .. } => leader_none(&mut book, m, by),
-            Event::SelectedLeader { leader: -1, .. } | Event::LeaderIsr { leader: -1, .. } => {
+            Event::LeaderNone { partition } if !led_later(timeline, m, partition.as_ref()) => {
+                leader_none(&mut book, m, by)
+            }
+            Event::SelectedLeader { leader: -1, partition, .. } | Event::LeaderIsr { leader: -1, partition, .. }
+                if !led_later(timeline, m, Some(partition)) =>
+            {
                 leader_none(&mut book, m, by)
             }
             Event::SessionExpired { .. } => {
@@ -222,9 +226,10 @@ fn order(kind: &str) -> usize {
 /// election that followed): not an alarm.
 fn led_later(timeline: &Timeline, m: &Marker, partition: Option<&crate::event::Partition>) -> bool {
     let Some(target) = partition else { return false };
+    // Without times, only a later line of the same file is known to come after.
     let after = |x: &Marker| match (x.ts_ms, m.ts_ms) {
         (Some(a), Some(b)) => a > b || (a == b && x.line > m.line),
-        _ => x.line > m.line,
+        _ => x.file == m.file && x.line > m.line,
     };
     timeline.markers.iter().any(|x| {
         after(x)

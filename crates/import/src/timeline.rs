@@ -48,6 +48,8 @@ pub struct Marker {
     pub ts_ms: Option<i64>,
     /// Its global line.
     pub line: u32,
+    /// Index of its file in the inputs.
+    pub file: u16,
     /// Index into [`Timeline::epochs`] of the band it falls in.
     pub band: Option<u32>,
     /// What it says.
@@ -248,6 +250,7 @@ pub fn build(parsed: &Parsed) -> Timeline {
             lane: lane as u32,
             ts_ms: p.ts,
             line: p.rec.global,
+            file: p.file,
             band,
             event: p.rec.event.clone().unwrap_or(Event::Started),
         });
