@@ -150,6 +150,12 @@ fn story(report: &Report) -> Result<Story, Vec<String>> {
         },
     );
     let third = report.brokers.iter().copied().find(|b| *b != deposed && *b != new && !isr.contains(b));
+    // A broker the controller saw fail before its decision (the failure that made it elect).
+    let failed = t.markers.iter().filter(|m| timed(m) <= timed(decision)).rev().find_map(|m| match &m.event {
+        Event::BrokersChanged { deleted, .. } => deleted.iter().copied().find(|b| *b != deposed && *b != new),
+        _ => None,
+    });
+    let third = third.or(failed);
     let Some(old_leader) =
         named.or(third).or_else(|| report.brokers.iter().copied().find(|b| *b != deposed && *b != new))
     else {
