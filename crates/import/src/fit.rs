@@ -226,6 +226,11 @@ fn thin(report: &Report) -> Vec<String> {
         out.push(String::from("no split-brain signature: nothing to fit"));
         return out;
     }
+    let alarms: Vec<&str> = report.signatures.iter().filter(|s| s.alarm).map(|s| s.kind).collect();
+    out.push(alloc::format!(
+        "the fitted replay tells a deposed controller's write, and these logs show none ({} explained above); to see one they would need:",
+        alarms.join(", ")
+    ));
     match report.epochs.len() {
         0 => out.push(String::from(
             "the controller.log lines where brokers became controller (0.11-1.0: \"[Controller N]: N successfully elected as the controller\"; 1.1+: \"[Controller id=N] N successfully elected as the controller. Epoch incremented to E\")",

@@ -68,5 +68,6 @@ fn an_operators_delete_in_1_1_fits_the_operator_story_and_2_1_refuses_it() {
 fn an_election_error_without_a_deposed_write_is_not_fitted_and_says_what_is_missing() {
     let f = fit_of("election-error-1.0");
     assert!(!f.fitted, "{f:?}");
+    assert!(f.missing[0].contains("(election_error explained above)"), "{:?}", f.missing);
     assert!(f.missing.iter().any(|m| m.starts_with("a decision by the older controller")), "{:?}", f.missing);
 }
