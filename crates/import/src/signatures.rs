@@ -1,8 +1,9 @@
 //! The split-brain signatures: patterns in the timeline that mean what Kafka's code says they
 //! mean, each with its evidence lines, an explanation and the release that changed it.
 use crate::event::Broker;
-use crate::event::Event;
+use crate::event::{Event, Partition};
 use crate::timeline::{Marker, Timeline};
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Serialize;
@@ -104,6 +105,7 @@ pub fn find(timeline: &Timeline) -> Vec<Signature> {
     let mut book = Book::default();
     let broker_of = |m: &Marker| timeline.lanes.get(m.lane as usize).and_then(|l| l.broker);
     deposed(timeline, &mut book, &broker_of);
+    let led = Led::of(timeline);
     for m in &timeline.markers {
         let by = broker_of(m);
         match &m.event {
@@ -119,11 +121,9 @@ pub fn find(timeline: &Timeline) -> Vec<Signature> {
                 f.add_broker(by);
                 let _ = partition;
             }
-            Event::LeaderNone { partition } if !led_later(timeline, m, partition.as_ref()) => {
-                leader_none(&mut book, m, by)
-            }
+            Event::LeaderNone { partition } if !led.later(m, partition.as_ref()) => leader_none(&mut book, m, by),
             Event::SelectedLeader { leader: -1, partition, .. } | Event::LeaderIsr { leader: -1, partition, .. }
-                if !led_later(timeline, m, Some(partition)) =>
+                if !led.later(m, Some(partition)) =>
             {
                 leader_none(&mut book, m, by)
             }
@@ -222,26 +222,55 @@ fn order(kind: &str) -> usize {
     .unwrap_or(99)
 }
 
-/// The partition got a leader after this marker (a failover's transient OfflinePartition, an
-/// election that followed): not an alarm.
-fn led_later(timeline: &Timeline, m: &Marker, partition: Option<&crate::event::Partition>) -> bool {
-    let Some(target) = partition else { return false };
-    // Without times, only a later line of the same file is known to come after.
-    let after = |x: &Marker| match (x.ts_ms, m.ts_ms) {
-        (Some(a), Some(b)) => a > b || (a == b && x.line > m.line),
-        _ => x.file == m.file && x.line > m.line,
-    };
-    timeline.markers.iter().any(|x| {
-        after(x)
-            && match &x.event {
-                Event::SelectedLeader { partition, leader, .. } | Event::LeaderIsr { partition, leader, .. } => {
-                    partition == target && *leader >= 0
+/// Where each partition last had a leader: the latest timed marker naming a leader (its time and
+/// line), and per file the last line naming one.
+#[derive(Default)]
+struct Led<'a> {
+    timed: BTreeMap<&'a Partition, (i64, u32)>,
+    untimed: BTreeMap<(&'a Partition, u16), u32>,
+}
+
+impl<'a> Led<'a> {
+    fn of(timeline: &'a Timeline) -> Led<'a> {
+        let mut led = Led::default();
+        for x in &timeline.markers {
+            let p = match &x.event {
+                Event::SelectedLeader { partition, leader, .. } | Event::LeaderIsr { partition, leader, .. }
+                    if *leader >= 0 =>
+                {
+                    partition
                 }
                 Event::LeaderAndIsrSent { partition: Some(p), leader: Some(l), .. }
-                | Event::LeaderAndIsrReceived { partition: Some(p), leader: Some(l), .. } => p == target && *l >= 0,
-                _ => false,
+                | Event::LeaderAndIsrReceived { partition: Some(p), leader: Some(l), .. }
+                    if *l >= 0 =>
+                {
+                    p
+                }
+                _ => continue,
+            };
+            if let Some(t) = x.ts_ms {
+                let e = led.timed.entry(p).or_insert((t, x.line));
+                if (t, x.line) > *e {
+                    *e = (t, x.line);
+                }
             }
-    })
+            let e = led.untimed.entry((p, x.file)).or_insert(x.line);
+            *e = (*e).max(x.line);
+        }
+        led
+    }
+
+    /// The partition got a leader after this marker (a failover's transient OfflinePartition, an
+    /// election that followed): not an alarm. Without times, only a later line of the same file is
+    /// known to come after.
+    fn later(&self, m: &Marker, partition: Option<&Partition>) -> bool {
+        let Some(p) = partition else { return false };
+        let same_file = self.untimed.get(&(p, m.file)).is_some_and(|l| *l > m.line);
+        match m.ts_ms {
+            Some(t) => same_file || self.timed.get(p).is_some_and(|&(lt, ll)| (lt, ll) > (t, m.line)),
+            None => same_file,
+        }
+    }
 }
 
 fn leader_none(book: &mut Book, m: &Marker, by: Option<Broker>) {
@@ -261,23 +290,34 @@ fn leader_none(book: &mut Book, m: &Marker, by: Option<Broker>) {
 /// `deposed_controller_write` when that is a decision or a write.
 fn deposed(timeline: &Timeline, book: &mut Book, broker_of: &dyn Fn(&Marker) -> Option<Broker>) {
     let bands = &timeline.epochs;
+    // For each band index, the latest band of each controller up to it.
+    let mut latest: Vec<(Broker, usize)> = Vec::new();
+    let mut last_of: Vec<Vec<(Broker, usize)>> = Vec::with_capacity(bands.len());
+    for (i, b) in bands.iter().enumerate() {
+        match latest.iter_mut().find(|(c, _)| *c == b.controller) {
+            Some(x) => x.1 = i,
+            None => latest.push((b.controller, i)),
+        }
+        last_of.push(latest.clone());
+    }
     for m in &timeline.markers {
         let Some(by) = broker_of(m) else { continue };
         if !is_controller_act(&m.event) {
             continue;
         }
-        // The band this broker was elected in, most recent first, that began before the act.
-        let Some((ai, own)) = bands.iter().enumerate().rev().find(|(_, b)| b.controller == by && began(b, m)) else {
+        // The band the act falls in, and this broker's latest band up to it.
+        let Some(cur) = m.band.map(|b| b as usize) else { continue };
+        let Some(ai) = last_of.get(cur).and_then(|l| l.iter().find(|(c, _)| *c == by)).map(|x| x.1) else {
             continue;
         };
+        let (own, newer) = (&bands[ai], &bands[cur]);
+        if ai == cur || !began(newer, m) || newer.controller == by {
+            continue;
+        }
         if own.resigned_line.is_some_and(|l| resigned_before(own, l, m)) {
             continue;
         }
-        // A newer band of another broker that began before the act.
-        let Some(newer) = bands[ai + 1..].iter().rev().find(|b| b.controller != by && began(b, m)) else {
-            continue;
-        };
-        let key = alloc::vec![by as i64, newer.controller as i64, newer.line as i64];
+        let key = alloc::vec![by as i64, newer.controller as i64];
         let pair = (by, newer.controller, own.epoch, newer.epoch);
         let f = book.entry("overlapping_controllers", key.clone(), || {
             (

@@ -2,6 +2,7 @@
 //! events as markers: the same swim lanes the simulator draws, read from logs instead of a run.
 use crate::event::{Broker, Event};
 use crate::parse::{Parsed, Record};
+use alloc::collections::BTreeSet;
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Serialize;
@@ -92,10 +93,17 @@ pub struct Timeline {
     /// Markers left out: past [`MARKERS_PER_KIND`] of one kind on one lane (a zkVersion loop
     /// logs the same line for days), only the first are kept, and this counts the rest.
     pub omitted: u32,
+    /// Epochs left out past [`EPOCHS_KEPT`].
+    pub epochs_omitted: u32,
 }
 
 /// How many markers of one kind one lane keeps, so a million-line log stays a small answer.
-pub const MARKERS_PER_KIND: u32 = 200;
+pub const MARKERS_PER_KIND: u32 = 50;
+/// How many markers of a story kind (an election, a resignation, a leader chosen) one lane keeps.
+pub const STORY_MARKERS_PER_KIND: u32 = 300;
+/// How many controller epochs the report keeps (a flapping controller can be elected thousands of
+/// times); the rest are counted in [`Timeline::epochs_omitted`].
+pub const EPOCHS_KEPT: usize = 500;
 
 /// Two lines that announce the same election (1.0's elector and its controller both log it) are
 /// one epoch when they are this close and no other broker was elected between them.
@@ -239,13 +247,16 @@ pub fn build(parsed: &Parsed) -> Timeline {
         t.epochs[i].epoch = stated;
     }
     infer_bands(&placed, &mut t.epochs);
+    let mut timed: Vec<(i64, u32)> =
+        t.epochs.iter().enumerate().filter_map(|(i, b)| Some((b.from_ms?, i as u32))).collect();
+    timed.sort_unstable();
     for p in &placed {
         let lane = t.lanes.iter().position(|l| l.broker == p.rec.broker).unwrap_or(0);
         if let Some(l) = t.lanes.get_mut(lane) {
             l.markers += 1;
         }
 
-        let band = band_at(&t.epochs, p.ts, p.rec.global);
+        let band = band_at(&t.epochs, &timed, p.ts, p.rec.global);
         t.markers.push(Marker {
             lane: lane as u32,
             ts_ms: p.ts,
@@ -275,7 +286,8 @@ impl Timeline {
                     &mut kept.last_mut().expect("just pushed").2
                 }
             };
-            if *n >= MARKERS_PER_KIND && !is_story(&m.event) {
+            let cap = if is_story(&m.event) { STORY_MARKERS_PER_KIND } else { MARKERS_PER_KIND };
+            if *n >= cap {
                 omitted += 1;
                 return false;
             }
@@ -283,6 +295,16 @@ impl Timeline {
             true
         });
         self.omitted += omitted;
+        if self.epochs.len() > EPOCHS_KEPT {
+            self.epochs_omitted += (self.epochs.len() - EPOCHS_KEPT) as u32;
+            self.epochs.truncate(EPOCHS_KEPT);
+            for m in &mut self.markers {
+                if m.band.is_some_and(|b| b as usize >= EPOCHS_KEPT) {
+                    m.band = None;
+                }
+            }
+        }
+        self.skews.truncate(100);
     }
 }
 
@@ -308,9 +330,10 @@ fn is_story(e: &Event) -> bool {
 /// and resignation again, in time order.
 fn infer_bands(placed: &[Placed<'_>], epochs: &mut Vec<EpochBand>) {
     let mut added = false;
+    let mut known: BTreeSet<(Broker, i32)> = epochs.iter().filter_map(|b| Some((b.controller, b.epoch?))).collect();
     for p in placed {
         let Some((c, e)) = controller_epoch_stated(p.rec) else { continue };
-        if epochs.iter().any(|b| b.controller == c && b.epoch == Some(e)) {
+        if !known.insert((c, e)) {
             continue;
         }
         // A band of the same controller without an epoch that covers this line takes it.
@@ -381,14 +404,15 @@ pub fn controller_epoch_stated(rec: &Record) -> Option<(Broker, i32)> {
 }
 
 /// The band a time falls in: the last that began at or before it. Untimed markers go by line.
-fn band_at(epochs: &[EpochBand], ts: Option<i64>, line: u32) -> Option<u32> {
-    let mut found = None;
+fn band_at(epochs: &[EpochBand], timed: &[(i64, u32)], ts: Option<i64>, line: u32) -> Option<u32> {
+    // Timed bands, by time: the last that began at or before `ts`.
+    let mut found = ts.and_then(|t| {
+        let n = timed.partition_point(|(from, _)| *from <= t);
+        n.checked_sub(1).map(|i| timed[i].1)
+    });
+    // Untimed bands (and every band, for an untimed marker) go by line.
     for (i, b) in epochs.iter().enumerate() {
-        let began = match (b.from_ms, ts) {
-            (Some(a), Some(t)) => a <= t,
-            _ => b.line <= line,
-        };
-        if began {
+        if (b.from_ms.is_none() || ts.is_none()) && b.line <= line && found.is_none_or(|f| (i as u32) > f) {
             found = Some(i as u32);
         }
     }
