@@ -12,6 +12,7 @@ pub mod embed;
 pub mod explore_job;
 pub mod geometry;
 pub mod hooks;
+pub mod logs;
 pub mod model;
 pub mod text;
 
