@@ -19,6 +19,10 @@ const BROKER2 = `[2018-03-10 15:48:50,021] INFO [Controller 2]: 2 successfully e
 [2018-03-10 15:48:50,400] INFO [OfflinePartitionLeaderSelector]: Selected new leader and ISR {"leader":2,"leader_epoch":14,"isr":[2]} for offline partition [t,0] (kafka.controller.OfflinePartitionLeaderSelector)
 `;
 
+// Lines that name no broker (a selector's own logIdent), pasted.
+const ORPHAN = `[2018-03-10 15:48:50,400] INFO [OfflinePartitionLeaderSelector]: Selected new leader and ISR {"leader":2,"leader_epoch":14,"isr":[2]} for offline partition [t,0] (kafka.controller.OfflinePartitionLeaderSelector)
+`;
+
 const text = (name, body) => ({ name, mimeType: 'text/plain', buffer: Buffer.from(body) });
 
 export async function run({ page, baseUrl, screenshot, assert, log, consoleErrors, pageErrors }) {
@@ -75,6 +79,20 @@ export async function run({ page, baseUrl, screenshot, assert, log, consoleError
   assert.equal(exported.report.files.length, 2, 'the export lists both files');
   const rows = await page.$$eval('[data-testid=file-row]', (els) => els.map((e) => e.dataset.broker));
   assert.deepEqual(rows, ['1', '2'], 'each file is its broker\'s');
+
+  // A paste whose lines name no broker: the page offers to name it, and reads again with it.
+  await page.fill('[data-testid=logs-paste]', ORPHAN);
+  await page.click('[data-testid=logs-read]');
+  const orphan = '[data-testid=file-row][data-file="2"]';
+  await page.waitForSelector(`${orphan} [data-testid=broker-input]`, { timeout: 30_000 });
+  await page.fill(`${orphan} [data-testid=broker-input]`, '3');
+  await page.press(`${orphan} [data-testid=broker-input]`, 'Tab');
+  await page.waitForSelector(`${orphan}[data-broker="3"][data-source=user]`, { timeout: 30_000 });
+  await page.fill('[data-testid=logs-paste]', '');
+  await page.click('[data-testid=logs-read]');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=file-row]').length === 2 && document.querySelector('[data-testid=logs-answer][aria-busy=false]'));
+
+  // The timeline and the signatures (the import's later rooms).
   assert.equal(await page.getAttribute('[data-testid=verdict]', 'data-alarm'), 'true');
   assert.ok(await page.$('[data-testid=signature][data-kind=overlapping_controllers]'), 'an overlapping_controllers signature');
   const lanes = await page.$$eval('[data-testid=lane]', (els) => els.map((e) => e.dataset.broker));

@@ -253,7 +253,7 @@ fn the_fit_shows_verdicts_side_by_side_and_the_playground_link() {
 fn unknown_lines_are_shown_raw_and_counted() {
     let (view, _) = view_of(report(), &fit());
     let html = render::<crate::logs::unknown::Unknown>(crate::logs::unknown::UnknownProps { view });
-    assert!(html.contains(r#"data-count="1""#) && html.contains("not a log line at all"), "{html}");
+    assert!(html.contains(r#"data-total="1""#) && html.contains("not a log line at all"), "{html}");
     assert!(html.contains("broker1/controller.log:3"));
 }
 

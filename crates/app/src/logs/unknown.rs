@@ -17,7 +17,7 @@ pub fn unknown(p: &UnknownProps) -> Html {
     let shown = r.unknown_lines.len();
     let file = |i: u16| r.files.get(i as usize).map(|f| f.name.clone()).unwrap_or_else(|| format!("file {}", i + 1));
     html! {
-        <section class="panel" aria-labelledby="logs-unknown-h" data-testid="unknown-lines" data-count={r.unknown.to_string()}>
+        <section class="panel" aria-labelledby="logs-unknown-h" data-testid="unknown-lines" data-total={r.unknown.to_string()}>
             <h2 id="logs-unknown-h">{ format!("Lines not read ({})", r.unknown) }</h2>
             if r.unknown == 0 {
                 <p class="hint">{"Every line was a log statement the importer knows."}</p>
