@@ -45,9 +45,17 @@ export async function run({ page, baseUrl, screenshot, assert, log, consoleError
   // Bad input: nothing to read, then a binary file. One message each, no crash.
   await page.click('[data-testid=logs-read]');
   await page.waitForSelector('[data-testid=logs-refused]');
-  await page.setInputFiles('[data-testid=logs-file]', [{ name: 'core.bin', mimeType: 'application/octet-stream', buffer: Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 0, 1, 2, 3]) }]);
+  // ... dropped on the drop zone (a DataTransfer drop, as a file manager's drag gives).
+  const dt = await page.evaluateHandle(() => {
+    const d = new DataTransfer();
+    d.items.add(new File([new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0, 0, 0, 1, 2, 3])], 'core.bin', { type: 'application/octet-stream' }));
+    return d;
+  });
+  await page.dispatchEvent('[data-testid=drop-zone]', 'dragover', { dataTransfer: dt });
+  await page.dispatchEvent('[data-testid=drop-zone]', 'drop', { dataTransfer: dt });
   const note = await page.waitForSelector('[data-testid=file-note]', { timeout: 30_000 });
   assert.match(await note.textContent(), /not a text file/);
+  assert.match(await page.textContent('[data-testid=logs-outcome]'), /^Read/, 'the status region says the import is over');
   assert.ok(fetched.includes('import_worker_bg.wasm'), 'the worker wasm was fetched');
   await page.click('[data-testid=logs-clear]');
   await page.waitForSelector('[data-testid=logs-answer]', { state: 'detached' });

@@ -16,7 +16,7 @@ pub struct FitProps {
 pub fn fit_panel(p: &FitProps) -> Html {
     let f = &p.view.fit;
     let roles =
-        f.roles.iter().map(|r| format!("broker {} plays the {}", r.broker, r.role)).collect::<Vec<_>>().join("; ");
+        f.roles.iter().map(|r| format!("Broker {} plays the {}", r.broker, r.role)).collect::<Vec<_>>().join("; ");
     html! {
         <section class="panel" aria-labelledby="logs-fit-h" data-testid="fit" data-fitted={f.fitted.to_string()}>
             <h2 id="logs-fit-h">{"Replayed under each behaviour"}</h2>

@@ -32,6 +32,9 @@ pub struct IntakeProps {
     pub chosen: Vec<(String, String)>,
     /// The progress bar's value, maximum and words, while an import runs.
     pub progress: Option<(f64, f64, String)>,
+    /// What the last import found, in words (announced: the status region is always there).
+    #[prop_or_default]
+    pub outcome: Option<String>,
 }
 
 /// The intake panel.
@@ -110,6 +113,8 @@ pub fn intake(p: &IntakeProps) -> Html {
                     <progress value={value.to_string()} max={max.to_string()} aria-label="Reading your logs" data-testid="logs-progress"
                         aria-valuemin="0" aria-valuemax={max.to_string()} aria-valuenow={value.to_string()} aria-valuetext={words.clone()} />
                     <span>{ words.clone() }</span>
+                } else if let Some(outcome) = &p.outcome {
+                    <span data-testid="logs-outcome">{ outcome.clone() }</span>
                 }
             </div>
         </section>

@@ -84,6 +84,16 @@ pub fn inputs(files: &[Source], paste: &str, paste_broker: Option<i32>) -> Vec<S
     all
 }
 
+/// The last import in one sentence, for the status region: lines read and the core's verdict.
+pub fn outcome(view: &crate::logs::view::LogsView) -> String {
+    let r = &view.report;
+    if r.lines == 0 {
+        "Read: no log lines in these inputs.".into()
+    } else {
+        format!("Read {} lines from {} broker(s): {}.", r.lines, r.brokers.len(), r.verdict)
+    }
+}
+
 /// The page.
 #[function_component(LogsPage)]
 pub fn logs_page() -> Html {
@@ -207,7 +217,7 @@ pub fn logs_page() -> Html {
             </header>
             <main class="logs-main">
                 <Intake paste={AttrValue::from((*paste).clone())} {on_paste} {on_files} {on_read} {on_clear} {on_cancel}
-                    {chosen} progress={state.progress()} />
+                    {chosen} progress={state.progress()} outcome={state.answer.as_ref().map(|a| outcome(&a.view))} />
                 if let Some(message) = &state.refused {
                     <p class={classes!("notice", "error")} role="alert" data-testid="logs-refused">{ message.clone() }</p>
                 }
@@ -216,7 +226,7 @@ pub fn logs_page() -> Html {
                 }
                 if let Some(a) = &state.answer {
                     <div class="logs-answer" data-testid="logs-answer" aria-busy={state.busy().to_string()}>
-                        <div aria-live="polite"><Verdict view={a.view.clone()} on_export={on_export} /></div>
+                        <Verdict view={a.view.clone()} on_export={on_export} />
                         <Files sources={a.sources.clone()} view={a.view.clone()} {on_broker} busy={state.busy()} />
                         <Signatures view={a.view.clone()} />
                         <Timeline view={a.view.clone()} />
@@ -226,5 +236,55 @@ pub fn logs_page() -> Html {
                 }
             </main>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::logs::protocol::Stage;
+    use crate::logs::view::LogsView;
+
+    fn text(name: &str) -> Source {
+        Source { name: name.into(), size: 1.0, data: SourceData::Text("x".into()), broker: None }
+    }
+
+    #[test]
+    fn the_paste_joins_the_files_only_when_it_holds_something() {
+        let files = [text("a.log")];
+        assert_eq!(inputs(&files, "  \n", None).len(), 1);
+        let all = inputs(&files, "[2018-03-10 15:48:30,006] INFO x", Some(3));
+        assert_eq!((all[1].name.as_str(), all[1].broker, all[1].size), ("paste", Some(3), 32.0));
+    }
+
+    #[test]
+    fn only_the_current_import_s_replies_count() {
+        let s = Rc::new(LogsState::default());
+        let s = s.reduce(Action::Start(1, Rc::from(vec![text("a.log")])));
+        let s = s.reduce(Action::Start(2, Rc::from(vec![text("a.log"), text("b.log")])));
+        let s = s.reduce(Action::Reply(1, Reply::Failed("old".into())));
+        assert_eq!(s.phase, Phase::Starting, "a stopped import's reply is ignored");
+        let s = s.reduce(Action::Reply(2, Reply::Progress(Stage::Parsing, 5, 10)));
+        assert_eq!(s.phase, Phase::Working(Stage::Parsing, 5, 10));
+        let s = s.reduce(Action::Reply(2, Reply::Done(Rc::new(LogsView::default()), "{}".into())));
+        assert_eq!(s.phase, Phase::Done);
+        assert_eq!(s.answer.as_ref().unwrap().sources.len(), 2, "the answer keeps the inputs it read");
+        let s = s.reduce(Action::Reply(2, Reply::Failed("late".into())));
+        assert_eq!(s.phase, Phase::Done, "nothing after the answer");
+        let s = s.reduce(Action::Start(3, Rc::from(vec![text("a.log")])));
+        let s = s.reduce(Action::Cancel);
+        assert_eq!(s.phase, Phase::Done, "stopping keeps the last answer");
+        let s = s.reduce(Action::Clear);
+        assert!(s.answer.is_none() && s.sources.is_empty() && s.run == 3);
+    }
+
+    #[test]
+    fn the_outcome_says_lines_and_the_verdict() {
+        let mut v = LogsView::default();
+        assert_eq!(outcome(&v), "Read: no log lines in these inputs.");
+        v.report.lines = 6;
+        v.report.brokers = vec![1, 2];
+        v.report.verdict = "no split-brain signature".into();
+        assert_eq!(outcome(&v), "Read 6 lines from 2 broker(s): no split-brain signature.");
     }
 }

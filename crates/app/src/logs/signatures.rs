@@ -40,9 +40,9 @@ fn signature(view: &LogsView, s: &SignatureView) -> Html {
             </h3>
             <p>{ s.explain.clone() }</p>
             if !s.fixed_in.is_empty() { <p class="small"><span class="dim">{"Changed in: "}</span>{ s.fixed_in.clone() }</p> }
-            <ol class="logs-evidence" aria-label={format!("Evidence of {}", s.kind)}>
+            <ul class="logs-evidence" aria-label={format!("Evidence of {}", s.kind)}>
                 { for s.lines.iter().map(|&l| evidence_line(view, l)) }
-            </ol>
+            </ul>
             if s.more > 0 { <p class="small dim">{ format!("and {} more line{}", s.more, if s.more == 1 { "" } else { "s" }) }</p> }
         </li>
     }

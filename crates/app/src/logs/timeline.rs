@@ -12,7 +12,7 @@ use yew::prelude::*;
 /// The drawing's width.
 pub const WIDTH: f64 = 960.0;
 const LABEL_W: f64 = 84.0;
-const RIGHT: f64 = 16.0;
+const RIGHT: f64 = 36.0;
 const LANE_H: f64 = 44.0;
 const TOP: f64 = 26.0;
 
