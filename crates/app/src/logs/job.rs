@@ -133,6 +133,8 @@ pub fn thin(markers: &mut Vec<Marker>, cited: &BTreeSet<u32>, cap: usize) {
 mod tests {
     use super::*;
     use splitbrain_import::Event;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn marker(line: u32) -> Marker {
         Marker { lane: 0, ts_ms: Some(line as i64), line, band: None, event: Event::Started }

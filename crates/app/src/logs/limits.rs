@@ -68,6 +68,8 @@ pub fn problem(name: &str, bytes: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn totals_over_the_cap_are_refused_with_the_biggest_named() {

@@ -56,6 +56,8 @@ pub fn texts(files: &[(&[u8], Option<u32>)], wanted: &BTreeSet<u32>) -> Vec<Line
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn lines_are_numbered_across_files() {

@@ -244,6 +244,8 @@ mod tests {
     use super::*;
     use crate::logs::protocol::Stage;
     use crate::logs::view::LogsView;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn text(name: &str) -> Source {
         Source { name: name.into(), size: 1.0, data: SourceData::Text("x".into()), broker: None }

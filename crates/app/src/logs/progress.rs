@@ -46,6 +46,8 @@ impl Throttle {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn posts_about_every_100_ms_and_once_at_the_end() {

@@ -108,6 +108,8 @@ impl LogsState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn text(name: &str, broker: Option<i32>) -> Source {
         Source { name: name.into(), size: 3.0, data: SourceData::Text("abc".into()), broker }
