@@ -65,9 +65,9 @@ fn serve(data: &JsValue) -> Result<(), (u64, String)> {
     let now = || js_sys::Date::now();
     let mut throttle = Throttle::new(now());
     post(&FromWorker::Progress { id, stage: Stage::Parsing, done: 0, total }, &[]);
-    let answer = job::run(inputs, &mut |done, total| {
-        if throttle.due(done, total, &mut || now()) {
-            post(&FromWorker::Progress { id, stage: Stage::Parsing, done, total }, &[]);
+    let answer = job::run(inputs, &mut |stage, done, total| {
+        if stage != Stage::Parsing || throttle.due(done, total, &mut || now()) {
+            post(&FromWorker::Progress { id, stage, done, total }, &[]);
         }
     })
     .map_err(|e| (id, e))?;

@@ -7,6 +7,7 @@
 //! the answer ([`crate::logs::view`]) and links no parser.
 use crate::logs::limits;
 use crate::logs::lines::{self, LineText};
+use crate::logs::protocol::Stage;
 use crate::logs::view::Note;
 use serde::Serialize;
 use splitbrain_import::fit::Fit;
@@ -53,8 +54,9 @@ struct ViewOut<'a> {
     notes: &'a [Note],
 }
 
-/// Imports `inputs` (progress as `(done_bytes, total_bytes)`) and writes the answer.
-pub fn run(mut inputs: Vec<OwnedInput>, progress: &mut dyn FnMut(u64, u64)) -> Result<Answer, String> {
+/// Imports `inputs` and writes the answer; `progress(stage, done_bytes, total_bytes)` hears the
+/// import's progress ([`Stage::Parsing`]), then [`Stage::Fitting`] once parsing is over.
+pub fn run(mut inputs: Vec<OwnedInput>, progress: &mut dyn FnMut(Stage, u64, u64)) -> Result<Answer, String> {
     let mut notes = Vec::new();
     for (i, input) in inputs.iter_mut().enumerate() {
         if let Some(message) = limits::problem(&input.name, &input.bytes) {
@@ -64,7 +66,9 @@ pub fn run(mut inputs: Vec<OwnedInput>, progress: &mut dyn FnMut(u64, u64)) -> R
     }
     let refs: Vec<Input<'_>> =
         inputs.iter().map(|i| Input { name: &i.name, bytes: &i.bytes, broker: i.broker }).collect();
-    let report = splitbrain_import::import(&refs, progress);
+    let report = splitbrain_import::import(&refs, &mut |done, total| progress(Stage::Parsing, done, total));
+    let total = refs.iter().map(|i| i.bytes.len() as u64).sum();
+    progress(Stage::Fitting, total, total);
     let fit = splitbrain_import::fit::fit(&report);
     answer(&refs, report, &fit, &notes)
 }
@@ -166,8 +170,9 @@ mod tests {
                 broker: Some(1),
             },
         ];
-        let mut calls = 0;
-        let a = run(inputs, &mut |_, _| calls += 1).unwrap();
+        let mut stages = Vec::new();
+        let a = run(inputs, &mut |stage, done, total| stages.push((stage, done, total))).unwrap();
+        assert_eq!(stages.last(), Some(&(Stage::Fitting, 123, 123)), "fitting follows parsing: {stages:?}");
         let v = crate::logs::view::parse(&a.view).unwrap();
         assert_eq!(v.notes.len(), 2);
         assert_eq!((v.notes[0].file, v.notes[1].file), (0, 1));
