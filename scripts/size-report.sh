@@ -19,6 +19,10 @@
 #     splitbrain-embed.js (budget EMBED_DRAWN_BUDGET_KB, default 100, the issue's own figure);
 #     and an <iframe> whose URL names its snapshot page (`&snapshot=KEY`, the same tool, as
 #     dist/blog-sample.html's do): embed.html, style.css and the largest snapshots/*.html.
+#   - "Your logs" (logs.html, issue 31): counted only when opened, never in the loads above. Its
+#     page (logs.html, style.css, logs.css, the splitbrain-logs JS glue and wasm) and, once logs
+#     are given, its import worker (import_worker_loader.js, import_worker.js and its wasm, the
+#     only wasm that links splitbrain-import) (budget LOGS_BUDGET_KB, default 600, for both).
 #
 #   scripts/size-report.sh [DIST_DIR]      (default: dist)
 set -euo pipefail
@@ -102,4 +106,11 @@ else
   echo "| embed widget, iframe with a snapshot | dist/snapshots/ is empty: blog-sample.html's iframes wait for the wasm | | | | OVER |"
   rc=1
 fi
+echo
+echo "### \"Your logs\" (logs.html): counted only when opened (gzip -9)"
+echo
+echo "| load | files | bytes | KB | budget KB | |"
+echo "| --- | --- | ---: | ---: | ---: | --- |"
+load_row "logs page (drawn, taking files)" "${LOGS_BUDGET_KB:-600}" logs.html style.css logs.css splitbrain-logs.js splitbrain-logs_bg.wasm || rc=1
+load_row "logs page with its import worker (reading logs)" "${LOGS_BUDGET_KB:-600}" logs.html style.css logs.css splitbrain-logs.js splitbrain-logs_bg.wasm import_worker_loader.js import_worker.js import_worker_bg.wasm || rc=1
 exit $rc

@@ -12,6 +12,7 @@ pub mod embed;
 pub mod explore_job;
 pub mod geometry;
 pub mod hooks;
+pub mod logs;
 pub mod model;
 pub mod text;
 
@@ -32,6 +33,7 @@ pub fn start() {
 
 /// Mounts an embedded widget (the page with [`embed::EmbedOptions`]) into `element`. Options come from the element's `data-*` attributes and,
 /// overriding them, from `options` (a plain object of strings, or undefined).
+#[cfg(feature = "mount")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn mount(element: web_sys::Element, options: wasm_bindgen::JsValue) -> Result<(), wasm_bindgen::JsValue> {
     let mut pairs: Vec<(String, String)> = Vec::new();

@@ -1,5 +1,5 @@
 //! The embeddable widget's wasm (`splitbrain-widget.js`, loaded by embed.html and
-//! splitbrain-embed.js): the library's [`splitbrain_app::mount`] export, built without the
+//! splitbrain-embed.js): the library's [`splitbrain_app::mount`] export (its `mount` feature), built without the
 //! `full-page` feature so the playground's own chrome is left out. Nothing runs at start: the
 //! page calls `mount` for each widget.
 

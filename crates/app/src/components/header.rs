@@ -129,6 +129,7 @@ pub fn header(p: &HeaderProps) -> Html {
                 </label>
                 <button onclick={on_reset} aria-label="Reset: restart the scenario with this seed" data-testid="reset">{"Reset"}</button>
                 <button onclick={on_random} aria-label="Restart with a new random seed">{"random seed"}</button>
+                <a href="logs.html" class="logs-link" data-testid="logs-link">{"Your logs"}</a>
             </div>
         </header>
     }
