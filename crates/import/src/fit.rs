@@ -75,6 +75,8 @@ struct Story {
     moved_by: &'static str,
     /// The logs show how the controller moved (an election error or the deposed one's expiry).
     shown: bool,
+    /// No line names the partition's old leader: `old_leader` is a broker id the logs never use.
+    assumed_leader: bool,
 }
 
 /// The built-in each story is told on, and the broker ids it uses for the deposed controller,
@@ -156,13 +158,12 @@ fn story(report: &Report) -> Result<Story, Vec<String>> {
         _ => None,
     });
     let third = third.or(failed);
-    let Some(old_leader) =
-        named.or(third).or_else(|| report.brokers.iter().copied().find(|b| *b != deposed && *b != new))
-    else {
-        return Err(alloc::vec![alloc::format!(
-            "a line naming {partition}'s leader before broker {deposed}'s decision (the new controller's LeaderAndIsr in state-change.log, or `kafka-topics --describe` before the incident): only brokers {deposed} and {new} are in these logs"
-        )]);
-    };
+    let known = named.or(third).or_else(|| report.brokers.iter().copied().find(|b| *b != deposed && *b != new));
+    // No line names a third broker: one the logs never mention plays the old leader, and the fit
+    // says so (the story needs a leader that is neither controller).
+    let assumed_leader = known.is_none();
+    let old_leader =
+        known.unwrap_or_else(|| report.brokers.iter().copied().chain([deposed, new]).max().unwrap_or(0) + 1);
     // The leader -1 that followed, on this partition (or a leader_none naming no partition).
     let none = t.markers.iter().find(|m| {
         timed(m) > timed(decision)
@@ -216,6 +217,7 @@ fn story(report: &Report) -> Result<Story, Vec<String>> {
         template,
         moved_by,
         shown,
+        assumed_leader,
     })
 }
 
@@ -421,6 +423,12 @@ fn replay(story: &Story, scenario: Scenario) -> Fit {
             story.deposed, story.new, story.deposed, story.new
         ));
     }
+    if story.assumed_leader {
+        missing.push(alloc::format!(
+            "a line naming {}'s leader before broker {}'s decision (the new controller's LeaderAndIsr in state-change.log, or `kafka-topics --describe` before the incident): no third broker is in these logs, so broker {} (an id they never use) plays it",
+            story.partition, story.deposed, story.old_leader
+        ));
+    }
     if story.partition.topic != OFFSETS_TOPIC || story.partition.partition != TEMPLATE_PARTITION {
         missing.push(alloc::format!(
             "the replay tells your {} on the template's {tp}: the failover's order of partitions (and so its timing) is the template's",
@@ -612,6 +620,17 @@ mod tests {
         assert_eq!(f.template, Some("zkclient-retry"), "{f:?}");
         assert_eq!((f.verdicts[0].leader, f.verdicts[0].reproduced), (-1, true), "{f:#?}");
         assert!(f.verdicts[1].leader >= 0, "{:?}", f.verdicts[1]);
+    }
+
+    #[test]
+    fn with_two_brokers_in_the_logs_a_third_id_plays_the_old_leader_and_the_fit_says_so() {
+        let mut r = seed_report(None);
+        r.brokers.retain(|b| *b != 13);
+        r.timeline.markers.retain(|m| !matches!(m.event, Event::Started));
+        let f = fit(&r);
+        assert_eq!(f.roles.iter().map(|r| r.broker).collect::<Vec<_>>(), vec![11, 12, 13], "{f:?}");
+        assert!(f.missing.iter().any(|m| m.contains("broker 13 (an id they never use) plays it")), "{:?}", f.missing);
+        assert_eq!(f.verdicts[0].leader, -1, "{:?}", f.verdicts[0]);
     }
 
     #[test]

@@ -43,6 +43,12 @@ pub fn fit_panel(p: &FitProps) -> Html {
             if let Some(link) = &f.permalink {
                 <p><a class="logs-open" href={format!("index.html#{link}")} data-testid="open-playground">{"Open in the playground"}</a>
                     <span class="dim small">{" (the fitted scenario, replayed step by step)"}</span></p>
+                if !f.missing.is_empty() {
+                    <div data-testid="fit-notes">
+                        <p class="small">{"What these logs do not say, and the fit assumed:"}</p>
+                        <ul class="small">{ for f.missing.iter().map(|m| html! { <li>{ m.clone() }</li> }) }</ul>
+                    </div>
+                }
             } else {
                 <div data-testid="fit-missing">
                     <p class="hint">{ if f.fitted { "No playground link could be made." } else { "No scenario could be fitted to these logs." } }</p>

@@ -28,6 +28,8 @@ pub struct IntakeProps {
     pub on_clear: Callback<()>,
     /// "Stop" was pressed.
     pub on_cancel: Callback<()>,
+    /// "Try the seed blog's logs" was pressed.
+    pub on_example: Callback<()>,
     /// Files chosen so far (name, size in words).
     pub chosen: Vec<(String, String)>,
     /// The progress bar's value, maximum and words, while an import runs.
@@ -106,6 +108,9 @@ pub fn intake(p: &IntakeProps) -> Html {
             <div class="row logs-actions">
                 <button onclick={click(&p.on_read)} disabled={busy} data-testid="logs-read">{"Read"}</button>
                 <button onclick={click(&p.on_clear)} disabled={busy} data-testid="logs-clear">{"Clear"}</button>
+                <button onclick={click(&p.on_example)} disabled={busy} data-testid="logs-example"
+                    title="Eight files from brokers 1, 2 and 3, written from Kafka 1.0.0's log statements with the blog's times and values">
+                    {"Try the seed blog's logs (a reconstruction)"}</button>
                 if busy { <button onclick={click(&p.on_cancel)} data-testid="logs-cancel">{"Stop"}</button> }
             </div>
             <div class="logs-progress" aria-live="polite" role="status" data-testid="logs-status">

@@ -141,7 +141,7 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn marker(line: u32) -> Marker {
-        Marker { lane: 0, ts_ms: Some(line as i64), line, band: None, event: Event::Started }
+        Marker { lane: 0, ts_ms: Some(line as i64), line, file: 0, band: None, event: Event::Started }
     }
 
     #[test]

@@ -17,6 +17,7 @@
 //!
 //! The page only draws fields the core typed: no Kafka reasoning happens here.
 pub mod client;
+pub mod example;
 pub mod files;
 pub mod fit;
 pub mod intake;

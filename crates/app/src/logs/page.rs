@@ -157,6 +157,10 @@ pub fn logs_page() -> Html {
             start(inputs(&all, &paste, *pb.borrow()));
         })
     };
+    let on_example = {
+        let on_files = on_files.clone();
+        Callback::from(move |()| on_files.emit(crate::logs::example::seed_blog_files()))
+    };
     let on_read = {
         let (start, files, paste, pb) = (start.clone(), state.sources.clone(), paste.clone(), paste_broker.clone());
         Callback::from(move |()| start(inputs(&files, &paste, *pb.borrow())))
@@ -216,7 +220,7 @@ pub fn logs_page() -> Html {
                 <nav class="pickers" aria-label="Pages"><a class="logs-nav" href="index.html">{"Back to the playground"}</a></nav>
             </header>
             <main class="logs-main">
-                <Intake paste={AttrValue::from((*paste).clone())} {on_paste} {on_files} {on_read} {on_clear} {on_cancel}
+                <Intake paste={AttrValue::from((*paste).clone())} {on_paste} {on_files} {on_read} {on_clear} {on_cancel} {on_example}
                     {chosen} progress={state.progress()} outcome={state.answer.as_ref().map(|a| outcome(&a.view))} />
                 if let Some(message) = &state.refused {
                     <p class={classes!("notice", "error")} role="alert" data-testid="logs-refused">{ message.clone() }</p>

@@ -24,7 +24,7 @@ const B2: &str = "[2018-03-10 15:48:40,010] INFO [Controller 2]: 2 successfully 
 const T0: i64 = 1_520_696_910_006;
 
 fn marker(lane: u32, ts_ms: i64, line: u32, band: u32, event: Event) -> Marker {
-    Marker { lane, ts_ms: Some(ts_ms), line, band: Some(band), event }
+    Marker { lane, ts_ms: Some(ts_ms), line, file: 0, band: Some(band), event }
 }
 
 /// A report of two brokers whose controller epochs overlap, as the real import would write it.
@@ -38,6 +38,7 @@ pub fn report() -> Report {
             next_ms: Some(T0 + 10_004),
             line: 1,
             resigned_line: None,
+            inferred: false,
         },
         EpochBand {
             epoch: Some(2),
@@ -47,10 +48,13 @@ pub fn report() -> Report {
             next_ms: None,
             line: 4,
             resigned_line: None,
+            inferred: false,
         },
     ];
     let partition = Partition { topic: "t".into(), partition: 0 };
     let timeline = Timeline {
+        omitted: 0,
+        epochs_omitted: 0,
         start_ms: Some(T0),
         end_ms: Some(T0 + 20_114),
         lanes: vec![Lane { broker: Some(1), markers: 2 }, Lane { broker: Some(2), markers: 2 }],
