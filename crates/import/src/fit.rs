@@ -525,26 +525,9 @@ fn words(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::{LineKind, Parsed, Record};
+    use crate::parse::Parsed;
+    use crate::testkit::rec;
     use alloc::vec;
-
-    fn rec(global: u32, ts: i64, broker: i32, event: Event) -> Record {
-        Record {
-            file: 0,
-            line: global,
-            global,
-            continuation: 0,
-            ts_ms: Some(ts),
-            level: None,
-            logger: None,
-            broker: Some(broker),
-            broker_source: None,
-            prefix_epoch: None,
-            kind: LineKind::Typed,
-            event: Some(event),
-            message: (0, 0),
-        }
-    }
 
     fn p(n: u32) -> Partition {
         Partition { topic: "__consumer_offsets".into(), partition: n }

@@ -16,6 +16,8 @@ pub mod parse;
 pub mod recognise;
 pub mod report;
 pub mod signatures;
+#[cfg(test)]
+mod testkit;
 pub mod text;
 pub mod timeline;
 

@@ -100,6 +100,53 @@ fn is_controller_act(e: &Event) -> bool {
     is_decision(e) || matches!(e, Event::BrokersChanged { .. })
 }
 
+/// The signatures one line makes by itself: kind, what it means, the release that changed it, and
+/// whether it is an alarm.
+const PER_LINE: [(&str, &str, &str, bool); 7] = [
+    (
+        "leader_none",
+        "A partition has no leader (leader -1, an offline partition, or an election that found no live replica in the ISR). If it is a __consumer_offsets partition, every group that hashes to it has no coordinator. After a deposed controller's write, 0.11-2.0's ISR removal re-reads the partition's state from ZooKeeper, finds the dead broker as leader and writes leader -1 without electing (KafkaController.removeReplicaFromIsr), and nothing elects a leader until another broker fails or the controller moves.",
+        FENCE,
+        true,
+    ),
+    (
+        "zk_version_mismatch",
+        "A partition leader's cached zkVersion of the partition's state znode is older than ZooKeeper's, so its conditional ISR write fails and it skips shrinking or expanding the ISR (Partition.updateIsr, \"Cached zkVersion ... not equal to that in zookeeper, skip updating ISR\"). Someone else wrote the state after the last LeaderAndIsr this broker obeyed: typically a controller whose cache disagrees with ZooKeeper, or a deposed controller. It repeats until a LeaderAndIsr with the current zkVersion arrives, which in 0.8-1.0 may be never (KAFKA-2729).",
+        "KAFKA-2729 (0.8.2-1.0): no single fix; 1.1.0's controller rewrite (KAFKA-5642) removed the session-expiry path by which a deposed controller's write leaves a leader's zkVersion stale, and 2.1.0 (KAFKA-6082) fences every deposed controller write",
+        true,
+    ),
+    (
+        "stale_controller_epoch",
+        "A broker ignored a request from a controller whose epoch is older than the newest it has seen (ReplicaManager.becomeLeaderOrFollower / KafkaApis: \"since its controller epoch ... is old\"). So a deposed controller was still sending requests after a newer one took over: brokers reject them, but its writes to ZooKeeper were not fenced before 2.1.0.",
+        FENCE,
+        true,
+    ),
+    (
+        "election_error",
+        "\"Error while electing or becoming controller\": an exception inside elect() or onControllerFailover(). In 0.11-1.0 the catch-all calls triggerControllerMove, which deletes /controller with no version and no owner check (KafkaController.elect), so a lost ZooKeeper read can move a healthy controller while another broker's failover is running: the network-only road to two acting controllers.",
+        "KAFKA-5642, 1.1.0 (KafkaZkClient retries a read lost to CONNECTIONLOSS instead of throwing it into elect); KAFKA-6082, 2.1.0 (the moved controller's writes are fenced)",
+        true,
+    ),
+    (
+        "stale_broker_registration",
+        "A broker could not register /brokers/ids/N because the ephemeral znode still belonged to an older ZooKeeper session (0.8-0.10: \"conflict in /brokers/ids/N ... stored in a different session\"; 1.1+: \"node already exists and owner ... does not match current session\"). Until the old session expires, the broker is alive but the controller does not count it, and the broker may fail to start.",
+        "KAFKA-1387, 0.9.0.0 (ZKCheckedEphemeral replaced 0.8's wait-and-retry on a conflicted ephemeral); KAFKA-7165, 2.2.0 (the broker deletes and re-creates its own previous session's registration)",
+        true,
+    ),
+    (
+        "session_expired",
+        "A broker's ZooKeeper session expired: ZooKeeper deleted its ephemeral znodes (/brokers/ids/N, and /controller if it was controller), so the controller treats it as failed and, if it was controller, another broker may be elected. In 0.8-1.0 the I0Itec ZkClient retries an interrupted operation on the new session, so a controller's failover can go on writing after it was deposed.",
+        "KAFKA-5642, 1.1.0: the new ZooKeeperClient does not retry a request that failed with SESSIONEXPIRED, and the controller resigns (Expire) before the new session opens",
+        false,
+    ),
+    (
+        "controller_resigned",
+        "A broker resigned as controller (onControllerResignation): it had been controller, or it processed a controller change. Healthy on its own: a controlled shutdown and every failover log it.",
+        "context: not a fault",
+        false,
+    ),
+];
+
 /// Finds the signatures of `timeline`.
 pub fn find(timeline: &Timeline) -> Vec<Signature> {
     let mut book = Book::default();
@@ -108,84 +155,25 @@ pub fn find(timeline: &Timeline) -> Vec<Signature> {
     let led = Led::of(timeline);
     for m in &timeline.markers {
         let by = broker_of(m);
-        match &m.event {
-            Event::ZkVersionSkip { partition, .. } => {
-                let f = book.entry("zk_version_mismatch", Vec::new(), || {
-                    (
-                        String::from("A partition leader's cached zkVersion of the partition's state znode is older than ZooKeeper's, so its conditional ISR write fails and it skips shrinking or expanding the ISR (Partition.updateIsr, \"Cached zkVersion ... not equal to that in zookeeper, skip updating ISR\"). Someone else wrote the state after the last LeaderAndIsr this broker obeyed: typically a controller whose cache disagrees with ZooKeeper, or a deposed controller. It repeats until a LeaderAndIsr with the current zkVersion arrives, which in 0.8-1.0 may be never (KAFKA-2729)."),
-                        "KAFKA-2729 (0.8.2-1.0): no single fix; 1.1.0's controller rewrite (KAFKA-5642) removed the session-expiry path by which a deposed controller's write leaves a leader's zkVersion stale, and 2.1.0 (KAFKA-6082) fences every deposed controller write",
-                        true,
-                    )
-                });
-                f.add_line(m.line);
-                f.add_broker(by);
-                let _ = partition;
-            }
-            Event::LeaderNone { partition } if !led.later(m, partition.as_ref()) => leader_none(&mut book, m, by),
+        let (kind, who): (&'static str, [Option<Broker>; 2]) = match &m.event {
+            Event::ZkVersionSkip { .. } => ("zk_version_mismatch", [by, None]),
+            Event::LeaderNone { partition } if !led.later(m, partition.as_ref()) => ("leader_none", [by, None]),
             Event::SelectedLeader { leader: -1, partition, .. } | Event::LeaderIsr { leader: -1, partition, .. }
                 if !led.later(m, Some(partition)) =>
             {
-                leader_none(&mut book, m, by)
+                ("leader_none", [by, None])
             }
-            Event::SessionExpired { .. } => {
-                let f = book.entry("session_expired", Vec::new(), || {
-                    (
-                        String::from("A broker's ZooKeeper session expired: ZooKeeper deleted its ephemeral znodes (/brokers/ids/N, and /controller if it was controller), so the controller treats it as failed and, if it was controller, another broker may be elected. In 0.8-1.0 the I0Itec ZkClient retries an interrupted operation on the new session, so a controller's failover can go on writing after it was deposed."),
-                        "KAFKA-5642, 1.1.0: the new ZooKeeperClient does not retry a request that failed with SESSIONEXPIRED, and the controller resigns (Expire) before the new session opens",
-                        false,
-                    )
-                });
-                f.add_line(m.line);
-                f.add_broker(by);
-            }
-            Event::StaleRegistration { broker } => {
-                let f = book.entry("stale_broker_registration", Vec::new(), || {
-                    (
-                        String::from("A broker could not register /brokers/ids/N because the ephemeral znode still belonged to an older ZooKeeper session (0.8-0.10: \"conflict in /brokers/ids/N ... stored in a different session\"; 1.1+: \"node already exists and owner ... does not match current session\"). Until the old session expires, the broker is alive but the controller does not count it, and the broker may fail to start."),
-                        "KAFKA-1387, 0.9.0.0 (ZKCheckedEphemeral replaced 0.8's wait-and-retry on a conflicted ephemeral); KAFKA-7165, 2.2.0 (the broker deletes and re-creates its own previous session's registration)",
-                        true,
-                    )
-                });
-                f.add_line(m.line);
-                f.add_broker(broker.or(by));
-            }
-            Event::ElectionError { broker } => {
-                let f = book.entry("election_error", Vec::new(), || {
-                    (
-                        String::from("\"Error while electing or becoming controller\": an exception inside elect() or onControllerFailover(). In 0.11-1.0 the catch-all calls triggerControllerMove, which deletes /controller with no version and no owner check (KafkaController.elect), so a lost ZooKeeper read can move a healthy controller while another broker's failover is running: the network-only road to two acting controllers."),
-                        "KAFKA-5642, 1.1.0 (KafkaZkClient retries a read lost to CONNECTIONLOSS instead of throwing it into elect); KAFKA-6082, 2.1.0 (the moved controller's writes are fenced)",
-                        true,
-                    )
-                });
-                f.add_line(m.line);
-                f.add_broker(broker.or(by));
-            }
-            Event::Resigned { broker } => {
-                let f = book.entry("controller_resigned", Vec::new(), || {
-                    (
-                        String::from("A broker resigned as controller (onControllerResignation): it had been controller, or it processed a controller change. Healthy on its own: a controlled shutdown and every failover log it."),
-                        "context: not a fault",
-                        false,
-                    )
-                });
-                f.add_line(m.line);
-                f.add_broker(broker.or(by));
-            }
-            Event::StaleControllerEpoch { controller, epoch, latest } => {
-                let f = book.entry("stale_controller_epoch", Vec::new(), || {
-                    (
-                        String::from("A broker ignored a request from a controller whose epoch is older than the newest it has seen (ReplicaManager.becomeLeaderOrFollower / KafkaApis: \"since its controller epoch ... is old\"). So a deposed controller was still sending requests after a newer one took over: brokers reject them, but its writes to ZooKeeper were not fenced before 2.1.0."),
-                        FENCE,
-                        true,
-                    )
-                });
-                f.add_line(m.line);
-                f.add_broker(by);
-                f.add_broker(*controller);
-                let _ = (epoch, latest);
-            }
-            _ => {}
-        }
+            Event::SessionExpired { .. } => ("session_expired", [by, None]),
+            Event::StaleRegistration { broker } => ("stale_broker_registration", [broker.or(by), None]),
+            Event::ElectionError { broker } => ("election_error", [broker.or(by), None]),
+            Event::Resigned { broker } => ("controller_resigned", [broker.or(by), None]),
+            Event::StaleControllerEpoch { controller, .. } => ("stale_controller_epoch", [by, *controller]),
+            _ => continue,
+        };
+        let Some(&(_, explain, fixed_in, alarm)) = PER_LINE.iter().find(|(k, ..)| *k == kind) else { continue };
+        let f = book.entry(kind, Vec::new(), || (String::from(explain), fixed_in, alarm));
+        f.add_line(m.line);
+        who.into_iter().for_each(|b| f.add_broker(b));
     }
     let mut out: Vec<Signature> = book
         .found
@@ -271,18 +259,6 @@ impl<'a> Led<'a> {
             None => same_file,
         }
     }
-}
-
-fn leader_none(book: &mut Book, m: &Marker, by: Option<Broker>) {
-    let f = book.entry("leader_none", Vec::new(), || {
-        (
-            String::from("A partition has no leader (leader -1, an offline partition, or an election that found no live replica in the ISR). If it is a __consumer_offsets partition, every group that hashes to it has no coordinator. After a deposed controller's write, 0.11-2.0's ISR removal re-reads the partition's state from ZooKeeper, finds the dead broker as leader and writes leader -1 without electing (KafkaController.removeReplicaFromIsr), and nothing elects a leader until another broker fails or the controller moves."),
-            FENCE,
-            true,
-        )
-    });
-    f.add_line(m.line);
-    f.add_broker(by);
 }
 
 /// Controllers acting after a newer epoch began: `overlapping_controllers` when a deposed
@@ -393,27 +369,10 @@ pub fn verdict(signatures: &[Signature]) -> String {
 mod tests {
     use super::*;
     use crate::event::Partition;
-    use crate::parse::{LineKind, Parsed, Record};
+    use crate::parse::{Parsed, Record};
+    use crate::testkit::rec;
     use crate::timeline;
     use alloc::vec;
-
-    fn rec(global: u32, ts: i64, broker: i32, event: Event) -> Record {
-        Record {
-            file: (broker as u16).saturating_sub(1),
-            line: global,
-            global,
-            continuation: 0,
-            ts_ms: Some(ts),
-            level: None,
-            logger: None,
-            broker: Some(broker),
-            broker_source: None,
-            prefix_epoch: None,
-            kind: LineKind::Typed,
-            event: Some(event),
-            message: (0, 0),
-        }
-    }
 
     fn p3() -> Partition {
         Partition { topic: "__consumer_offsets".into(), partition: 3 }

@@ -479,26 +479,8 @@ fn skews(placed: &[Placed<'_>], epochs: &[EpochBand]) -> Vec<Skew> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::LineKind;
+    use crate::testkit::rec_in as rec;
     use alloc::vec;
-
-    fn rec(global: u32, ts: Option<i64>, file: u16, broker: i32, event: Event) -> Record {
-        Record {
-            file,
-            line: global,
-            global,
-            continuation: 0,
-            ts_ms: ts,
-            level: None,
-            logger: None,
-            broker: Some(broker),
-            broker_source: None,
-            prefix_epoch: None,
-            kind: LineKind::Typed,
-            event: Some(event),
-            message: (0, 0),
-        }
-    }
 
     #[test]
     fn one_band_per_election_with_resignation_and_next() {
