@@ -4,8 +4,8 @@
 //! `-` reads a paste from standard input.
 use crate::Fail;
 use splitbrain_import::fit::{self, Fit};
-use splitbrain_import::report::raw_text;
-use splitbrain_import::{Event, Input, Report};
+use splitbrain_import::report::{line_span, raw_text};
+use splitbrain_import::{Event, Input, Parsed, Report};
 use std::fmt::Write as _;
 use std::io::Read;
 
@@ -66,7 +66,8 @@ pub(crate) fn cmd_import(args: &[String]) -> Result<String, Fail> {
             broker: named.iter().rev().find(|(_, f)| f == name).map(|(n, _)| *n),
         })
         .collect();
-    let report = splitbrain_import::import(&inputs, &mut |_, _| {});
+    let parsed = splitbrain_import::parse::parse(&inputs, &mut |_, _| {});
+    let report = splitbrain_import::report::report(&inputs, &parsed);
     let fit = fit::fit(&report);
     if json {
         let mut v = serde_json::to_value(&report).map_err(|e| Fail(format!("cannot encode the report: {e}")))?;
@@ -77,7 +78,7 @@ pub(crate) fn cmd_import(args: &[String]) -> Result<String, Fail> {
         s.push('\n');
         return Ok(s);
     }
-    Ok(text(&inputs, &report, &fit))
+    Ok(text(&inputs, &parsed, &report, &fit))
 }
 
 /// Milliseconds since 1970 as `YYYY-MM-DD HH:MM:SS,mmm`, as log4j wrote them.
@@ -106,45 +107,16 @@ fn when(ms: Option<i64>) -> String {
     ms.map(stamp).unwrap_or_else(|| "(no time)".into())
 }
 
-/// The text of global line `line`, from the record that starts there.
-fn line_text(inputs: &[Input<'_>], line: u32) -> String {
-    let mut base = 0u32;
-    for input in inputs {
-        let n = bytecount_lines(input.bytes);
-        if line <= base + n {
-            let want = (line - base) as usize;
-            let start = nth_line_start(input.bytes, want);
-            let end =
-                input.bytes[start..].iter().position(|&b| b == b'\n').map(|p| start + p).unwrap_or(input.bytes.len());
-            return raw_text(std::slice::from_ref(input), 0, (start as u32, end as u32), 240).trim_end().to_string();
-        }
-        base += n;
+/// The text of global line `line`: the whole first line of the record that starts there.
+fn line_text(inputs: &[Input<'_>], parsed: &Parsed, line: u32) -> String {
+    let i = parsed.records.partition_point(|r| r.global < line);
+    match parsed.records.get(i).filter(|r| r.global == line) {
+        Some(r) => raw_text(inputs, r.file, line_span(inputs, r.file, r.message.0), 240),
+        None => String::new(),
     }
-    String::new()
 }
 
-fn bytecount_lines(b: &[u8]) -> u32 {
-    let n = b.iter().filter(|&&c| c == b'\n').count() as u32;
-    n + u32::from(!b.is_empty() && b.last() != Some(&b'\n'))
-}
-
-fn nth_line_start(b: &[u8], n: usize) -> usize {
-    if n <= 1 {
-        return 0;
-    }
-    let mut seen = 1;
-    for (i, &c) in b.iter().enumerate() {
-        if c == b'\n' {
-            seen += 1;
-            if seen == n {
-                return i + 1;
-            }
-        }
-    }
-    b.len()
-}
-
-fn text(inputs: &[Input<'_>], r: &Report, fit: &Fit) -> String {
+fn text(inputs: &[Input<'_>], parsed: &Parsed, r: &Report, fit: &Fit) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "{}", r.verdict);
     let _ = writeln!(
@@ -207,15 +179,22 @@ fn text(inputs: &[Input<'_>], r: &Report, fit: &Fit) -> String {
         let _ = writeln!(o, "      {}", s.explain);
         let _ = writeln!(o, "      changed in: {}", s.fixed_in);
         for l in s.lines.iter().take(6) {
-            let _ = writeln!(o, "      {l:>7}: {}", line_text(inputs, *l));
+            let _ = writeln!(o, "      {l:>7}: {}", line_text(inputs, parsed, *l));
         }
         let more = s.lines.len().saturating_sub(6) as u32 + s.more;
         if more > 0 {
             let _ = writeln!(o, "      ... and {more} more lines");
         }
     }
-    let _ = writeln!(o, "\ntimeline ({} typed events)", r.timeline.markers.len());
-    for m in r.timeline.markers.iter().filter(|m| story_event(&m.event)).take(40) {
+    let story: Vec<_> = r.timeline.markers.iter().filter(|m| story_event(&m.event)).collect();
+    let _ = writeln!(
+        o,
+        "\ntimeline ({} typed events; the controller story's {}{} below, requests and ISR changes in --json and the page)",
+        r.timeline.markers.len() as u32 + r.timeline.omitted,
+        story.len().min(40),
+        if story.len() > 40 { format!(" of {}", story.len()) } else { String::new() }
+    );
+    for m in story.into_iter().take(40) {
         let who = r
             .timeline
             .lanes

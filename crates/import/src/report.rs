@@ -76,14 +76,16 @@ pub fn report(inputs: &[Input<'_>], parsed: &Parsed) -> Report {
             line: r.global,
             file: r.file,
             file_line: r.line,
-            text: raw_text(inputs, r.file, r.message, 500),
+            text: raw_text(inputs, r.file, line_span(inputs, r.file, r.message.0), 500),
         })
         .collect();
     let verdict = crate::signatures::verdict(&signatures);
+    // A `kafka-topics --describe` row that states a leader is a typed event too.
+    let described = parsed.records.iter().filter(|r| r.kind == LineKind::Describe && r.event.is_some()).count() as u32;
     Report {
         lines: parsed.lines,
-        typed: count(LineKind::Typed),
-        other: count(LineKind::Other) + count(LineKind::Describe),
+        typed: count(LineKind::Typed) + described,
+        other: count(LineKind::Other) + count(LineKind::Describe) - described,
         unknown: count(LineKind::Unknown),
         brokers,
         unknown_broker: parsed.records.iter().filter(|r| r.broker.is_none()).count() as u32,
@@ -94,6 +96,18 @@ pub fn report(inputs: &[Input<'_>], parsed: &Parsed) -> Report {
         unknown_lines,
         timeline,
     }
+}
+
+/// The whole line of input `file` around byte `at` (a record's first line, envelope and all: what
+/// "shown raw" means).
+pub fn line_span(inputs: &[Input<'_>], file: u16, at: u32) -> (u32, u32) {
+    let Some(input) = inputs.get(file as usize) else { return (at, at) };
+    let b = input.bytes;
+    let at = (at as usize).min(b.len());
+    let start = b[..at].iter().rposition(|&c| c == b'\n').map(|i| i + 1).unwrap_or(0);
+    let end = b[at..].iter().position(|&c| c == b'\n').map(|i| at + i).unwrap_or(b.len());
+    let end = if end > start && b.get(end - 1) == Some(&b'\r') { end - 1 } else { end };
+    (start as u32, end as u32)
 }
 
 /// The text of a byte range of input `file`, lossily decoded and cut at `max` characters.
