@@ -242,6 +242,13 @@ pub fn source(s: &[u8]) -> Option<Source> {
 
 /// `Mmm dd HH:MM:SS HOST PROG[PID]: ` at the start of `t`: the host's range and where the rest begins.
 fn syslog(t: &[u8]) -> Option<(usize, usize, usize)> {
+    // `journalctl -o short-iso`: `2017-11-10T15:48:30+0000 HOST PROG[PID]: `.
+    if let Some((_, n)) = timestamp(t) {
+        if t.get(10) == Some(&b'T') && t.get(n) == Some(&b' ') {
+            return host_prog(t, n + 1);
+        }
+        return None;
+    }
     if t.len() < 20
         || !t[0].is_ascii_uppercase()
         || !t[1].is_ascii_lowercase()
@@ -267,14 +274,19 @@ fn syslog(t: &[u8]) -> Option<(usize, usize, usize)> {
     if t.get(i) != Some(&b' ') {
         return None;
     }
-    let host = i + 1;
+    host_prog(t, i + 1)
+}
+
+/// `HOST PROG[PID]: ` from `host`: the host's range and where the rest begins.
+fn host_prog(t: &[u8], host: usize) -> Option<(usize, usize, usize)> {
     let hl = t[host..].iter().take(255).take_while(|b| !blank(**b)).count();
-    if hl == 0 {
+    // A host name, not a level (`... WARN kafka.utils.ZkUtils$:68 - msg`) nor a bracket (`docker logs -t`).
+    if hl == 0 || !t[host].is_ascii_alphanumeric() || level(&t[host..]).is_some() {
         return None;
     }
     let prog = host + hl + 1;
     let pl = t.get(prog..)?.iter().take(255).position(|b| *b == b':')?;
-    if t[prog..prog + pl].iter().any(|b| blank(*b)) {
+    if pl == 0 || !t[prog].is_ascii_alphabetic() || t[prog..prog + pl].iter().any(|b| blank(*b)) {
         return None;
     }
     let rest = prog + pl + 1;
@@ -746,6 +758,14 @@ mod tests {
         let src = source(s).unwrap();
         assert_eq!((src.kind, &s[src.name.0..src.name.1]), (SourceKind::Syslog, &b"kafka1"[..]));
         assert!(s[src.rest..].starts_with(b"[2017"));
+        let s = b"2017-11-10T15:48:30+0000 kafka-2 kafka[99]: [2017-11-10 15:48:30,006] INFO x";
+        let src = source(s).unwrap();
+        assert_eq!((src.kind, &s[src.name.0..src.name.1]), (SourceKind::Syslog, &b"kafka-2"[..]));
+        assert!(s[src.rest..].starts_with(b"[2017"));
+        // A log line of its own is no journal prefix.
+        assert_eq!(source(b"2017-11-10T15:48:30.006Z INFO started (kafka.server.KafkaServer)"), None);
+        assert_eq!(source(b"2017-11-10T15:48:30.006Z WARN kafka.utils.ZkUtils$:68 - conflict"), None);
+        assert_eq!(source(b"2017-11-10T15:48:30.123456789Z [2017-11-10 15:48:30,006] INFO x"), None);
         let s = b"Nov  1 05:48:30 host kafka: started";
         assert_eq!(&s[source(s).unwrap().rest..], b"started");
         let s = b"/var/log/kafka/kafkaServer.out:[2017";
