@@ -277,7 +277,9 @@ impl FileParse {
                 return;
             }
         }
-        let kind = match (&found, h.statement()) {
+        // A line opening with a Kafka logIdent (`[Controller id=1]`, `[Broker id=2]`, `[Controller 1]:`)
+        // is a Kafka statement even when the paste lost its time and level.
+        let kind = match (&found, h.statement() || id.len > 0) {
             (Some(_), _) => LineKind::Typed,
             (None, true) => LineKind::Other,
             (None, false) => LineKind::Unknown,
@@ -355,6 +357,15 @@ impl FileParse {
             info.broker_source = Some(BrokerSource::User);
             return info;
         }
+        // A file of bare messages (no line has a time or a level) is a log whose envelope was
+        // stripped: once one of its lines is a Kafka statement we know, the rest are statements too.
+        if recs.iter().all(|r| r.ts_ms.is_none() && r.level.is_none()) && recs.iter().any(|r| r.kind == LineKind::Typed)
+        {
+            for r in recs.iter_mut().filter(|r| r.kind == LineKind::Unknown) {
+                r.kind = LineKind::Other;
+            }
+        }
+        blocks(input, recs, &self.rec_source);
         // The brokers each source's lines name (index `sources.len()`: lines with no prefix).
         let n = self.sources.len();
         let mut named: Vec<Option<Broker>> = alloc::vec![None; n + 1];
@@ -425,6 +436,100 @@ impl FileParse {
     }
 }
 
+/// A paste of several brokers' lines comes in blocks, separated by lines that are not Kafka's
+/// (a heading, prose, `==> kafka2/server.log <==`). Within one source (prefix), the lines of a block
+/// that name no broker take the one broker the block's lines name, or the one its heading names
+/// ("Controller log from broker 1:", "**kafka-2 logs**"); where a block names several, each takes
+/// the nearest one named before it. A heading starts a new block: no line borrows a broker across it.
+fn blocks(input: &Input<'_>, recs: &mut [Record], sources: &[u32]) {
+    struct Block {
+        heading: Option<Broker>,
+        named: Option<Broker>,
+        conflict: bool,
+        members: Vec<usize>,
+    }
+    fn close(recs: &mut [Record], b: Block) {
+        let one = if b.conflict { None } else { b.named.or(b.heading) };
+        let mut nearest = b.heading.filter(|_| b.named.is_none() || !b.conflict);
+        for i in b.members {
+            let r = &mut recs[i];
+            if r.broker.is_some() {
+                nearest = r.broker;
+                continue;
+            }
+            if r.kind == LineKind::Describe {
+                continue;
+            }
+            if let Some(x) = one.or(if b.conflict { nearest } else { None }) {
+                r.broker = Some(x);
+                r.broker_source = Some(BrokerSource::SameSource);
+            }
+        }
+    }
+    let mut open: Vec<(u32, Block)> = Vec::new();
+    for i in 0..recs.len() {
+        let s = sources.get(i).copied().unwrap_or(u32::MAX);
+        let pos = match open.iter().position(|(k, _)| *k == s) {
+            Some(p) => p,
+            None => {
+                open.push((s, Block { heading: None, named: None, conflict: false, members: Vec::new() }));
+                open.len() - 1
+            }
+        };
+        if recs[i].kind == LineKind::Unknown {
+            let span = crate::report::line_span(core::slice::from_ref(input), 0, recs[i].message.0);
+            let text = input.bytes.get(span.0 as usize..span.1 as usize).unwrap_or(&[]);
+            let heading = heading_broker(text);
+            let done = core::mem::replace(
+                &mut open[pos].1,
+                Block { heading, named: None, conflict: false, members: Vec::new() },
+            );
+            close(recs, done);
+            continue;
+        }
+        let b = &mut open[pos].1;
+        if recs[i].broker_source == Some(BrokerSource::Line) {
+            match (b.named, recs[i].broker) {
+                (None, x) => b.named = x,
+                (Some(x), Some(y)) if x != y => b.conflict = true,
+                _ => {}
+            }
+        }
+        b.members.push(i);
+    }
+    for (_, b) in open {
+        close(recs, b);
+    }
+}
+
+/// The broker a heading line names: a file or host name (`==> /var/log/kafka2/server.log <==`,
+/// `**kafka-2 logs**`), or "broker N" in its words ("Controller log from broker 1:").
+fn heading_broker(text: &[u8]) -> Option<Broker> {
+    // Only what reads as a heading: short, and a title's shape (`# ..`, `**..**`, `==> .. <==`,
+    // `...:`) or about logs. A stray line of prose naming a broker inside one broker's log is not.
+    let t = text.trim_ascii();
+    let titled = t.starts_with(b"#") || t.starts_with(b"**") || t.starts_with(b"==>") || t.ends_with(b":");
+    let about_logs = t.windows(3).any(|w| w.eq_ignore_ascii_case(b"log"));
+    if t.len() > 100 || !(titled || about_logs) {
+        return None;
+    }
+    let text = t;
+    identity::name(text).or_else(|| {
+        let at = (0..text.len()).find(|&i| {
+            (i == 0 || !text[i - 1].is_ascii_alphanumeric())
+                && text[i..].len() > 7
+                && text[i..i + 7].eq_ignore_ascii_case(b"broker ")
+                && text[i + 7].is_ascii_digit()
+        })?;
+        let digits: Vec<u8> = text[at + 7..].iter().copied().take_while(u8::is_ascii_digit).collect();
+        let end = text.get(at + 7 + digits.len()).copied();
+        if digits.len() > 4 || end.is_some_and(|c| c.is_ascii_alphanumeric()) {
+            return None;
+        }
+        core::str::from_utf8(&digits).ok()?.parse().ok()
+    })
+}
+
 fn record(file: u16, line: u32, global: u32, kind: LineKind, event: Option<Event>, message: (u32, u32)) -> Record {
     Record {
         file,
@@ -472,6 +577,47 @@ mod tests {
     }
     fn msg<'a>(text: &'a str, r: &Record) -> &'a str {
         &text[r.message.0 as usize..r.message.1 as usize]
+    }
+
+    #[test]
+    fn a_paste_in_blocks_gives_each_block_its_broker() {
+        let text = "Controller log from broker 1:\n\
+            [2018-03-10 15:48:30,006] INFO [Controller id=1] 1 successfully elected as the controller (kafka.controller.KafkaController)\n\
+            [2018-03-10 15:48:31,847] INFO [OfflinePartitionLeaderSelector]: Selected new leader and ISR {\"leader\":1,\"leader_epoch\":14,\"isr\":[1,2]} for offline partition __consumer_offsets-3 (kafka.controller.OfflinePartitionLeaderSelector)\n\
+            **kafka-2 logs**\n\
+            [2018-03-10 15:48:30,936] INFO [Controller id=2] 2 successfully elected as the controller (kafka.controller.KafkaController)\n\
+            ==> /var/log/kafka3/server.log <==\n\
+            [2018-03-10 15:48:40,000] INFO zookeeper state changed (Expired) (org.I0Itec.zkclient.ZkClient)\n";
+        let p = one("paste.md", text);
+        let typed: Vec<(Option<Broker>, &str)> =
+            p.records.iter().filter_map(|r| r.event.as_ref().map(|e| (r.broker, e.kind()))).collect();
+        assert_eq!(
+            typed,
+            vec![
+                (Some(1), "elected"),
+                (Some(1), "selected_leader"),
+                (Some(2), "elected"),
+                (Some(3), "session_expired")
+            ]
+        );
+    }
+
+    #[test]
+    fn a_stray_line_naming_a_broker_is_no_heading() {
+        let text = "[2018-03-10 15:48:30,006] INFO [Controller id=1] 1 successfully elected as the controller (kafka.controller.KafkaController)\n\
+            we restarted broker 5 around here, it did not help at all and nothing changed\n\
+            [2018-03-10 15:48:40,000] INFO zookeeper state changed (Expired) (org.I0Itec.zkclient.ZkClient)\n";
+        let p = one("controller.log", text);
+        assert_eq!(p.records.last().and_then(|r| r.broker), Some(1));
+    }
+
+    #[test]
+    fn a_file_of_bare_messages_is_statements_once_one_is_known() {
+        let p = one("b1.log", "[Controller id=1] Resigning\nCreating /brokers/ids/1 (is it secure? false)\nResult of znode creation is: OK\n");
+        let kinds: Vec<LineKind> = p.records.iter().map(|r| r.kind).collect();
+        assert_eq!(kinds, vec![LineKind::Typed, LineKind::Other, LineKind::Other]);
+        let q = one("notes.txt", "we saw a blip\nthen it was fine\n");
+        assert!(q.records.iter().all(|r| r.kind == LineKind::Unknown), "prose alone stays unknown");
     }
 
     #[test]
