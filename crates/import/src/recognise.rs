@@ -710,16 +710,34 @@ fn changed(m: &[u8], ctx: &Ctx<'_>) -> Option<Found> {
     Some(f)
 }
 
+/// A failed state change of a partition: `LeaderNone` when it was a move to OnlinePartition from
+/// a state without a leader, else `StateChangeFailed`.
+fn failed_move(r: &[u8], p: Option<Partition>) -> Event {
+    let leaderless = [&b" from offlinepartition to onlinepartition"[..], b" from newpartition to onlinepartition"]
+        .iter()
+        .any(|w| find_ci(r, w).is_some());
+    if leaderless {
+        Event::LeaderNone { partition: p }
+    } else {
+        Event::StateChangeFailed { partition: p }
+    }
+}
+
 fn failed(m: &[u8], ctx: &Ctx<'_>) -> Option<Found> {
     // "Controller %d epoch %d initiated state change for partition %s from %s to %s failed":
     // 0.8.2.2:controller/PartitionStateMachine.scala:183,234, 0.10.2.1:controller/PartitionStateMachine.scala:178,228,
     // 0.11.0.0:controller/PartitionStateMachine.scala:188;
     // "Initiated state change for partition %s from %s to %s failed": 1.0.0:controller/PartitionStateMachine.scala:184.
+    // A failed move from OfflinePartition or NewPartition to OnlinePartition leaves the partition
+    // where it was, with no leader: the state machine records OnlinePartition only on success
+    // (1.0.0:controller/PartitionStateMachine.scala:168, the catch logging at 182-184; 2.8.0:...:231,247,
+    // "Ignore; no need to update partition state on election error" at 248, logged at 510), so it
+    // is a `LeaderNone`, which a later election of the partition clears.
     if let Some(r) = after_ci(m, b"initiated state change for partition ") {
         if find_ci(r, b" failed").is_some() {
             let p = partition(skip_blank(r)).map(|x| x.0);
             let (c, _) = controller_epoch_lead(m);
-            return by(Event::StateChangeFailed { partition: p }, c);
+            return by(failed_move(r, p), c);
         }
     }
     // "Controller %d epoch %d failed to change state for partition %s from %s to %s":
@@ -727,7 +745,7 @@ fn failed(m: &[u8], ctx: &Ctx<'_>) -> Option<Found> {
     if let Some(r) = after_ci(m, b"failed to change state for partition ") {
         let p = partition(skip_blank(r)).map(|x| x.0);
         let (c, _) = controller_epoch_lead(m);
-        return by(Event::StateChangeFailed { partition: p }, c);
+        return by(failed_move(r, p), c);
     }
     // "Failed to elect leader for partition %s under strategy %s" (StateChangeFailedException):
     // 1.1.0:controller/PartitionStateMachine.scala:327, 2.1.0:...:365, 2.8.0:...:423. Under the offline strategy it
@@ -1129,10 +1147,13 @@ mod tests {
 
     #[test]
     fn state_change_failed() {
+        let none = Some(Event::LeaderNone { partition: Some(p("t", 3)) });
+        assert_eq!(ev("Controller 1 epoch 8 initiated state change for partition [t,3] from OfflinePartition to OnlinePartition failed"), none);
+        assert_eq!(ev("Initiated state change for partition t-3 from NewPartition to OnlinePartition failed"), none);
+        assert_eq!(ev("Controller 1 epoch 8 failed to change state for partition t-3 from OfflinePartition to OnlinePartition"), none);
         let f = Some(Event::StateChangeFailed { partition: Some(p("t", 3)) });
-        assert_eq!(ev("Controller 1 epoch 8 initiated state change for partition [t,3] from OfflinePartition to OnlinePartition failed"), f);
-        assert_eq!(ev("Initiated state change for partition t-3 from OfflinePartition to OnlinePartition failed"), f);
-        assert_eq!(ev("Controller 1 epoch 8 failed to change state for partition t-3 from OfflinePartition to OnlinePartition"), f);
+        assert_eq!(ev("Controller 1 epoch 8 initiated state change for partition [t,3] from OnlinePartition to OnlinePartition failed"), f);
+        assert_eq!(ev("Controller 1 epoch 8 failed to change state for partition t-3 from OnlinePartition to OfflinePartition"), f);
         assert_eq!(
             ev("Error while moving some partitions to the online state"),
             Some(Event::StateChangeFailed { partition: None })
