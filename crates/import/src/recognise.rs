@@ -72,6 +72,8 @@ const INITIATED: u64 = 1 << 29;
 const IGNORING: u64 = 1 << 30;
 const INITIALIZING: u64 = 1 << 31;
 const ALREADY: u64 = 1 << 32;
+const FROM_CONTROLLER: u64 = 1 << 33;
+const SENT_BY: u64 = 1 << 34;
 
 fn words(c: u8) -> &'static [(&'static [u8], u64)] {
     match c {
@@ -91,7 +93,7 @@ fn words(c: u8) -> &'static [(&'static [u8], u64)] {
             (b"expanding", EXPANDING),
             (b"expired", EXPIRED),
         ],
-        b'f' => &[(b"failed", FAILED)],
+        b'f' => &[(b"failed", FAILED), (b"from controller ", FROM_CONTROLLER)],
         b'i' => &[
             (b"incremented", INCREMENTED),
             (b"initiated", INITIATED),
@@ -109,7 +111,13 @@ fn words(c: u8) -> &'static [(&'static [u8], u64)] {
         ],
         b'o' => &[(b"old", OLD), (b"owner", OWNER)],
         b'r' => &[(b"resign", RESIGN), (b"registered", REGISTERED), (b"registering", REGISTERING)],
-        b's' => &[(b"selected", SELECTED), (b"shrinking", SHRINKING), (b"shutting", SHUTTING), (b"started", STARTED)],
+        b's' => &[
+            (b"selected", SELECTED),
+            (b"shrinking", SHRINKING),
+            (b"shutting", SHUTTING),
+            (b"started", STARTED),
+            (b"sent by controller ", SENT_BY),
+        ],
         _ => &[],
     }
 }
@@ -283,7 +291,45 @@ pub fn recognise(msg: &[u8], ctx: &Ctx<'_>) -> Option<Found> {
             return found(Event::Started);
         }
     }
+    if on(FROM_CONTROLLER | SENT_BY) {
+        if let Some(f) = heard_from_controller(m) {
+            return Some(f);
+        }
+    }
     None
+}
+
+/// A broker's line naming the controller (and its epoch) whose request it handled: which controller
+/// that broker obeyed, and when. 2.6+ logs the state-change logger at INFO by default, so these are
+/// what remain of the TRACE "Received LeaderAndIsr request" lines there.
+/// ReplicaManager, "... from controller %d [epoch %d] ...": 1.0.0:server/ReplicaManager.scala:1135,1141,1192,1214,1243,1262;
+/// 2.1.0:server/ReplicaManager.scala:1169,1175,1226,1248,1278; 2.6.0:server/ReplicaManager.scala:376,1236,1445,1555;
+/// 2.8.0:server/ReplicaManager.scala:357,1321,1480,1572,1682.
+/// MetadataCache, "... UpdateMetadata request sent by controller %d epoch %d ...": 1.0.0:server/MetadataCache.scala:212,217;
+/// 2.1.0:server/MetadataCache.scala:257,262; 2.6.0:server/MetadataCache.scala:336,342,347; 2.8.0:server/MetadataCache.scala:428,434,439.
+fn heard_from_controller(m: &[u8]) -> Option<Found> {
+    let (at, key) = match find_ci(m, b"from controller ") {
+        Some(i) => (i, &b"from controller "[..]),
+        None => (find_ci(m, b"sent by controller ")?, &b"sent by controller "[..]),
+    };
+    let rest = &m[at + key.len()..];
+    let (controller, n) = broker(rest)?;
+    let after = skip_blank(&rest[n..]);
+    let epoch = if starts_ci(after, b"epoch ") { i32_of(after, b"epoch ") } else { None };
+    let leader_and_isr = find_ci(m, b"leaderandisr").is_some()
+        || find_ci(m, b"become-leader").is_some()
+        || find_ci(m, b"become-follower").is_some();
+    if leader_and_isr {
+        let partition = partition_after(m, b" for partition ");
+        let e = Event::LeaderAndIsrReceived {
+            partition,
+            controller: Some(controller),
+            controller_epoch: epoch,
+            leader: None,
+        };
+        return by(e, broker_lead(m));
+    }
+    by(Event::ControllerIs { controller, epoch }, broker_lead(m))
 }
 
 fn elected(m: &[u8], ctx: &Ctx<'_>) -> Option<Found> {
@@ -1142,6 +1188,31 @@ mod tests {
         assert_eq!(
             ev("Controller 1 epoch 8 failed to send LeaderAndIsr request with new assigned replica list 2,3 to leader 2 for partition being reassigned [t,3]"),
             None
+        );
+    }
+
+    #[test]
+    fn lines_naming_the_controller_a_broker_obeyed() {
+        assert_eq!(
+            ev("Handling LeaderAndIsr request correlationId 5 from controller 1 for 3 partitions"),
+            Some(Event::LeaderAndIsrReceived {
+                partition: None,
+                controller: Some(1),
+                controller_epoch: None,
+                leader: None
+            })
+        );
+        assert_eq!(
+            ev("Stopped fetchers as part of become-follower request from controller 3 epoch 6 with correlation id 9 for partition t-0 with leader 2"),
+            Some(Event::LeaderAndIsrReceived { partition: Some(p("t", 0)), controller: Some(3), controller_epoch: Some(6), leader: None })
+        );
+        assert_eq!(
+            ev("Add 4 partitions and deleted 0 partitions from metadata cache in response to UpdateMetadata request sent by controller 2 epoch 9 with correlation id 12"),
+            Some(Event::ControllerIs { controller: 2, epoch: Some(9) })
+        );
+        assert_eq!(
+            ev("Ignoring LeaderAndIsr request from controller 1 with correlation id 1 since its controller epoch 7 is old. Latest known controller epoch is 8"),
+            Some(Event::StaleControllerEpoch { controller: Some(1), epoch: Some(7), latest: Some(8) })
         );
     }
 
