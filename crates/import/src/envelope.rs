@@ -352,6 +352,28 @@ impl Head {
 }
 
 /// Reads the layout of `s` (a line with artefacts and collector prefixes removed).
+/// Where Kafka's own layout (`[yyyy-mm-dd hh:mm:ss,SSS] LEVEL`) starts inside a line that does not
+/// begin with it, within its first 400 bytes: a Kafka line wrapped in another tool's line.
+pub fn embedded(s: &[u8]) -> Option<usize> {
+    let window = &s[..s.len().min(400)];
+    let dated = |t: &[u8]| {
+        t.len() > 20
+            && t[0] == b'['
+            && t[1..5].iter().all(u8::is_ascii_digit)
+            && t[5] == b'-'
+            && t[6..8].iter().all(u8::is_ascii_digit)
+            && t[8] == b'-'
+            && t[9..11].iter().all(u8::is_ascii_digit)
+            && matches!(t[11], b' ' | b'T')
+    };
+    if window.first() == Some(&b'[') && dated(window) {
+        return None;
+    }
+    let k = (1..window.len()).find(|&k| window[k] == b'[' && dated(&s[k..]))?;
+    let h = head(&s[k..]);
+    (h.ts_ms.is_some() && h.level.is_some()).then_some(k)
+}
+
 pub fn head(s: &[u8]) -> Head {
     let mut h = Head::default();
     let mut p = s.iter().take_while(|b| blank(**b)).count();

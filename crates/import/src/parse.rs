@@ -233,7 +233,12 @@ impl FileParse {
             }
         }
         let indent = view[p..].iter().take_while(|b| **b == b' ' || **b == b'\t').count();
-        let body_at = p + indent;
+        let mut body_at = p + indent;
+        // A Kafka line wrapped in another tool's line (a test harness's "STDOUT: [2022-..] INFO ..",
+        // stern's "<pod> <container> [2019-..] .."): read from Kafka's own layout on.
+        if let Some(k) = envelope::embedded(&view[body_at..]) {
+            body_at += k;
+        }
         let body = &view[body_at..];
         if body.is_empty() {
             return;
@@ -618,6 +623,16 @@ mod tests {
         assert_eq!(kinds, vec![LineKind::Typed, LineKind::Other, LineKind::Other]);
         let q = one("notes.txt", "we saw a blip\nthen it was fine\n");
         assert!(q.records.iter().all(|r| r.kind == LineKind::Unknown), "prose alone stays unknown");
+    }
+
+    #[test]
+    fn a_kafka_line_inside_another_tools_line_is_read_from_its_own_layout() {
+        let text = "07:08:49,859  INFO || - [DockerizedKafkaTestSupport] STDOUT: [2022-11-17 07:08:49,856] INFO [Broker id=1] Handling LeaderAndIsr request correlationId 5 from controller 1 for 3 partitions (state.change.logger)\n\
+            my-cluster-kafka-0 kafka [2019-10-25 08:17:20,477] INFO [KafkaServer id=1001] started (kafka.server.KafkaServer)\n";
+        let p = one("paste", text);
+        let got: Vec<(Option<Broker>, Option<&str>, bool)> =
+            p.records.iter().map(|r| (r.broker, r.event.as_ref().map(Event::kind), r.ts_ms.is_some())).collect();
+        assert_eq!(got, vec![(Some(1), Some("leader_and_isr_received"), true), (Some(1001), Some("started"), true)]);
     }
 
     #[test]
