@@ -1,4 +1,4 @@
-//! `parse` on 1 000 000 realistic lines in memory: three brokers' controller, state-change and
+//! `parse`, and the whole import (report and fit), on 1 000 000 realistic lines in memory: three brokers' controller, state-change and
 //! server logs (1.1-style prefixes for broker 1, 0.10-style for broker 2, a docker-compose paste
 //! for broker 3), with stack traces, typed and untyped statements. Prints one-shot figures, then
 //! lets criterion time it.
@@ -98,7 +98,31 @@ fn main() {
         best,
         parsed.lines as f64 / best / 1e6
     );
+    // The whole import: parse, timeline, signatures (the report), then the fit's four replays.
+    let whole = |inputs: &[Input<'_>]| {
+        let parsed = parse(inputs, &mut |_, _| {});
+        let report = splitbrain_import::report::report(inputs, &parsed);
+        let fit = splitbrain_import::fit::fit(&report);
+        (report, fit)
+    };
+    let mut best_whole = f64::MAX;
+    let mut answer = None;
+    for _ in 0..3 {
+        let start = Instant::now();
+        answer = Some(black_box(whole(&inputs)));
+        best_whole = best_whole.min(start.elapsed().as_secs_f64());
+    }
+    if let Some((report, fit)) = &answer {
+        println!(
+            "import + timeline + signatures + fit: best {:.3} s ({} signatures, {} epochs, fitted {})",
+            best_whole,
+            report.signatures.len(),
+            report.epochs.len(),
+            fit.fitted
+        );
+    }
     let mut c = Criterion::default().sample_size(10).configure_from_args();
     c.bench_function("parse 1M lines", |b| b.iter(|| black_box(parse(&inputs, &mut |_, _| {}))));
+    c.bench_function("import 1M lines (report and fit)", |b| b.iter(|| black_box(whole(&inputs))));
     c.final_summary();
 }

@@ -2,7 +2,7 @@
 //! events as markers: the same swim lanes the simulator draws, read from logs instead of a run.
 use crate::event::{Broker, Event};
 use crate::parse::{Parsed, Record};
-use alloc::collections::BTreeSet;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Serialize;
@@ -216,40 +216,23 @@ pub fn build(parsed: &Parsed) -> Timeline {
             inferred: false,
         });
     }
-    // A band's resignation: its controller's first "resigned" (or "controller moved") after it.
+    // Epoch numbers a band's line did not state: the first line inside the band that names its
+    // controller and an epoch.
+    let timed = timed_bands(&t.epochs);
     for p in &placed {
-        let resigning = matches!(p.rec.event, Some(Event::Resigned { .. }));
-        if !resigning {
-            continue;
+        let Some(ts) = p.ts else { continue };
+        let Some((c, e)) = controller_epoch_stated(p.rec) else { continue };
+        let n = timed.partition_point(|(from, _)| *from <= ts);
+        if let Some(&(_, i)) = n.checked_sub(1).and_then(|k| timed.get(k)) {
+            let band = &mut t.epochs[i as usize];
+            if band.controller == c && band.epoch.is_none() {
+                band.epoch = Some(e);
+            }
         }
-        let by = match p.rec.event {
-            Some(Event::Resigned { broker: Some(b) }) => Some(b),
-            _ => p.rec.broker,
-        };
-        let Some(by) = by else { continue };
-        if let Some(band) = t.epochs.iter_mut().rev().find(|b| {
-            b.controller == by && b.line != p.rec.global && before_or_same(b.from_ms, p.ts) && b.resigned_line.is_none()
-        }) {
-            band.resigned_ms = p.ts;
-            band.resigned_line = Some(p.rec.global);
-        }
-    }
-    // Epoch numbers a band's line did not state: from a line that names its controller and epoch.
-    for i in 0..t.epochs.len() {
-        if t.epochs[i].epoch.is_some() {
-            continue;
-        }
-        let (c, from, to) = (t.epochs[i].controller, t.epochs[i].from_ms, t.epochs[i].next_ms);
-        let stated = placed.iter().find_map(|p| {
-            let (who, e) = controller_epoch_stated(p.rec)?;
-            (who == c && before_or_same(from, p.ts) && to.is_none_or(|to| p.ts.is_none_or(|t| t < to))).then_some(e)
-        });
-        t.epochs[i].epoch = stated;
     }
     infer_bands(&placed, &mut t.epochs);
-    let mut timed: Vec<(i64, u32)> =
-        t.epochs.iter().enumerate().filter_map(|(i, b)| Some((b.from_ms?, i as u32))).collect();
-    timed.sort_unstable();
+    resignations(&placed, &mut t.epochs);
+    let timed = timed_bands(&t.epochs);
     for p in &placed {
         let lane = t.lanes.iter().position(|l| l.broker == p.rec.broker).unwrap_or(0);
         if let Some(l) = t.lanes.get_mut(lane) {
@@ -333,7 +316,9 @@ fn infer_bands(placed: &[Placed<'_>], epochs: &mut Vec<EpochBand>) {
     let mut known: BTreeSet<(Broker, i32)> = epochs.iter().filter_map(|b| Some((b.controller, b.epoch?))).collect();
     for p in placed {
         let Some((c, e)) = controller_epoch_stated(p.rec) else { continue };
-        if !known.insert((c, e)) {
+        // A log that states thousands of controllers and epochs without their elections is read
+        // for the first ones only (the report keeps EPOCHS_KEPT bands).
+        if epochs.len() >= 4 * EPOCHS_KEPT || !known.insert((c, e)) {
             continue;
         }
         // A band of the same controller without an epoch that covers this line takes it.
@@ -365,16 +350,39 @@ fn infer_bands(placed: &[Placed<'_>], epochs: &mut Vec<EpochBand>) {
     for i in 0..epochs.len() {
         epochs[i].next_ms = epochs.get(i + 1).and_then(|b| b.from_ms);
     }
+}
+
+/// The bands that have a time, as (from, index), by time.
+fn timed_bands(epochs: &[EpochBand]) -> Vec<(i64, u32)> {
+    let mut timed: Vec<(i64, u32)> =
+        epochs.iter().enumerate().filter_map(|(i, b)| Some((b.from_ms?, i as u32))).collect();
+    timed.sort_unstable();
+    timed
+}
+
+/// A band's resignation: the first "resigned" its controller logs after the band began, while it
+/// is that controller's latest band (a second "Resigned" for the same resignation changes nothing).
+fn resignations(placed: &[Placed<'_>], epochs: &mut [EpochBand]) {
+    // Each controller's bands, in the order they began.
+    let mut of: BTreeMap<Broker, Vec<usize>> = BTreeMap::new();
+    for (i, b) in epochs.iter().enumerate() {
+        of.entry(b.controller).or_default().push(i);
+    }
     for p in placed {
         let Some(Event::Resigned { broker }) = p.rec.event.as_ref() else { continue };
         let Some(by) = broker.or(p.rec.broker) else { continue };
-        if let Some(band) = epochs.iter_mut().rev().find(|b| {
-            b.controller == by
-                && b.inferred
-                && b.line != p.rec.global
-                && before_or_same(b.from_ms, p.ts)
-                && b.resigned_line.is_none()
-        }) {
+        let Some(list) = of.get(&by) else { continue };
+        let began = |i: &usize| {
+            let b = &epochs[*i];
+            match (b.from_ms, p.ts) {
+                (Some(f), Some(t)) => f <= t,
+                _ => b.line <= p.rec.global,
+            }
+        };
+        let n = list.partition_point(began);
+        let Some(&i) = n.checked_sub(1).and_then(|k| list.get(k)) else { continue };
+        let band = &mut epochs[i];
+        if band.resigned_line.is_none() && band.line != p.rec.global {
             band.resigned_ms = p.ts;
             band.resigned_line = Some(p.rec.global);
         }
@@ -410,10 +418,12 @@ fn band_at(epochs: &[EpochBand], timed: &[(i64, u32)], ts: Option<i64>, line: u3
         let n = timed.partition_point(|(from, _)| *from <= t);
         n.checked_sub(1).map(|i| timed[i].1)
     });
-    // Untimed bands (and every band, for an untimed marker) go by line.
-    for (i, b) in epochs.iter().enumerate() {
-        if (b.from_ms.is_none() || ts.is_none()) && b.line <= line && found.is_none_or(|f| (i as u32) > f) {
-            found = Some(i as u32);
+    // Untimed bands (and, for an untimed marker, every band) go by line.
+    if ts.is_none() || timed.len() < epochs.len() {
+        for (i, b) in epochs.iter().enumerate() {
+            if (b.from_ms.is_none() || ts.is_none()) && b.line <= line && found.is_none_or(|f| (i as u32) > f) {
+                found = Some(i as u32);
+            }
         }
     }
     found
@@ -423,8 +433,19 @@ fn band_at(epochs: &[EpochBand], timed: &[(i64, u32)], ts: Option<i64>, line: u3
 /// at epoch E before C's own log says C was elected at E; an election at a higher epoch stamped
 /// before one at a lower epoch.
 fn skews(placed: &[Placed<'_>], epochs: &[EpochBand]) -> Vec<Skew> {
+    const MAX: usize = 100;
     let mut out: Vec<Skew> = Vec::new();
+    let mut by_pair: BTreeMap<(Broker, i32), usize> = BTreeMap::new();
+    for (i, b) in epochs.iter().enumerate() {
+        if let Some(e) = b.epoch {
+            by_pair.entry((b.controller, e)).or_insert(i);
+        }
+    }
+    let mut reported: BTreeSet<(u32, Broker)> = BTreeSet::new();
     for p in placed {
+        if out.len() >= MAX {
+            break;
+        }
         let Some(effect_broker) = p.rec.broker else { continue };
         let Some(ts) = p.ts else { continue };
         let heard = match p.rec.event.as_ref() {
@@ -436,34 +457,39 @@ fn skews(placed: &[Placed<'_>], epochs: &[EpochBand]) -> Vec<Skew> {
         if c == effect_broker {
             continue;
         }
-        if let Some(band) = epochs.iter().find(|b| b.controller == c && b.epoch == Some(e)) {
-            if let Some(from) = band.from_ms {
-                if ts < from && !out.iter().any(|s| s.cause_line == band.line && s.effect_broker == effect_broker) {
-                    out.push(Skew {
-                        cause_broker: c,
-                        effect_broker,
-                        cause_line: band.line,
-                        effect_line: p.rec.global,
-                        ms: from - ts,
-                        explain: alloc::format!(
-                            "broker {effect_broker} logged a request from controller {c} at epoch {e} {} ms before broker {c} logged its election at that epoch: their clocks (or time zones) differ",
-                            from - ts
-                        ),
-                    });
-                }
-            }
+        let Some(band) = by_pair.get(&(c, e)).map(|&i| &epochs[i]) else { continue };
+        let Some(from) = band.from_ms else { continue };
+        if ts < from && reported.insert((band.line, effect_broker)) {
+            out.push(Skew {
+                cause_broker: c,
+                effect_broker,
+                cause_line: band.line,
+                effect_line: p.rec.global,
+                ms: from - ts,
+                explain: alloc::format!(
+                    "broker {effect_broker} logged a request from controller {c} at epoch {e} {} ms before broker {c} logged its election at that epoch: their clocks (or time zones) differ",
+                    from - ts
+                ),
+            });
         }
     }
-    for (i, a) in epochs.iter().enumerate() {
-        for b in &epochs[i + 1..] {
-            if let (Some(ea), Some(eb), Some(_), Some(_)) = (a.epoch, b.epoch, a.from_ms, b.from_ms) {
+    // An election at a lower epoch stamped after one at a higher epoch (bands are in time order).
+    let mut highest: Option<usize> = None;
+    for (i, b) in epochs.iter().enumerate() {
+        if out.len() >= MAX {
+            break;
+        }
+        let (Some(eb), Some(_)) = (b.epoch, b.from_ms) else { continue };
+        if let Some(h) = highest {
+            let a = &epochs[h];
+            if let (Some(ea), Some(fa)) = (a.epoch, a.from_ms) {
                 if eb < ea && a.controller != b.controller {
                     out.push(Skew {
                         cause_broker: b.controller,
                         effect_broker: a.controller,
                         cause_line: b.line,
                         effect_line: a.line,
-                        ms: a.from_ms.unwrap_or(0) - b.from_ms.unwrap_or(0),
+                        ms: b.from_ms.unwrap_or(fa) - fa,
                         explain: alloc::format!(
                             "broker {} logged winning epoch {ea} before broker {} logged winning epoch {eb}, an older one: their clocks differ",
                             a.controller, b.controller
@@ -471,6 +497,9 @@ fn skews(placed: &[Placed<'_>], epochs: &[EpochBand]) -> Vec<Skew> {
                     });
                 }
             }
+        }
+        if highest.is_none_or(|h| epochs[h].epoch.is_none_or(|x| eb > x)) {
+            highest = Some(i);
         }
     }
     out
