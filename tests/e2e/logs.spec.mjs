@@ -109,6 +109,6 @@ export async function run({ page, baseUrl, screenshot, assert, log, consoleError
   assert.ok(bands.includes('1') && bands.includes('2'), `a band per controller epoch: ${bands}`);
   assert.ok(await page.$('[data-testid=timeline] .log-marker[data-kind=elected]'), 'elections are drawn');
   const modes = await page.$$eval('[data-testid=mode-verdict]', (els) => els.map((e) => e.dataset.mode));
-  if (modes.length) assert.deepEqual(modes, ['1.0', '1.1', '2.1', 'kraft'], 'one verdict per behaviour');
+  if (modes.length) assert.deepEqual(modes, ['1.0', '1.1', '2.1', 'KRaft'], 'one verdict per behaviour');
   else assert.ok(await page.$('[data-testid=fit-missing]'), 'no verdicts: the fit says what is missing');
 }
