@@ -235,6 +235,7 @@ fn project(name: &str, mode: Mode, w0: World, label: &str) -> Result<(String, Pr
                     sh.insert(b, Shadow { phase: "idle", ..Default::default() });
                     format!("    .then(crash({b})).then(newSession({b}))")
                 }),
+                Mark::Fault { command: Command::DeleteController } => Some("    .then(operatorDelete).expect(zk.controller == -1)".to_string()),
                 Mark::ControllerElected { broker, .. } => {
                     let s = sh.get_mut(broker).unwrap();
                     s.active = true;
