@@ -221,6 +221,7 @@ fn project(name: &str, mode: Mode, w0: World, label: &str) -> Result<(String, Pr
             break;
         }
         // 2. Marks.
+        let mut loaded_now: BTreeSet<i32> = BTreeSet::new();
         for m in &e.marks {
             let line = match m {
                 Mark::SessionExpired { owner, .. } => broker_of(owner).map(|b| {
@@ -320,6 +321,7 @@ fn project(name: &str, mode: Mode, w0: World, label: &str) -> Result<(String, Pr
                 }
                 Mark::ContextLoaded { controller, .. } => {
                     sh.get_mut(controller).unwrap().phase = "elect";
+                    loaded_now.insert(*controller);
                     None
                 }
                 _ => None,
@@ -343,7 +345,7 @@ fn project(name: &str, mode: Mode, w0: World, label: &str) -> Result<(String, Pr
                 let act = if let Some(&(q, r)) = s.isr_todo.iter().find(|(q, _)| q == p) {
                     s.isr_todo.remove(&(q, r));
                     format!("removeFromIsr({b}, {p}, {r})")
-                } else if s.phase == "read" {
+                } else if s.phase == "read" || loaded_now.contains(b) {
                     format!("readPartition({b}, {p})")
                 } else {
                     format!("isrChangeRead({b}, {p})")
