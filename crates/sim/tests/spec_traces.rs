@@ -288,9 +288,9 @@ fn project(name: &str, mode: Mode, w0: World, label: &str) -> Result<(String, Pr
                     s.phase = "read";
                     Some(format!("    .then(readLive({controller})).expect(ctl.get({controller}).live == {})", qset(live)))
                 }
-                Mark::BrokerChange { controller, deleted, live, .. } => {
+                Mark::BrokerChange { controller, added, deleted, live } => {
                     let s = sh.get_mut(controller).unwrap();
-                    if !s.active {
+                    if !s.active || (added.is_empty() && deleted.is_empty()) {
                         None
                     } else {
                         let cached: Vec<usize> = cache_before.get(controller).map(|m| m.keys().copied().collect()).unwrap_or_default();
