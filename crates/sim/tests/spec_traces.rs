@@ -124,7 +124,7 @@ struct Projection {
 
 fn broker_of(n: &NodeId) -> Option<i32> {
     match n {
-        NodeId::Broker(b) => Some(*b as i32),
+        NodeId::Broker(b) => Some(*b),
         _ => None,
     }
 }
@@ -186,7 +186,9 @@ fn project(name: &str, mode: Mode, w0: World, label: &str) -> Result<(String, Pr
     }
     let mut sh: BTreeMap<i32, Shadow> =
         brokers.iter().map(|&b| (b, Shadow { phase: "idle", ..Default::default() })).collect();
-    sh.get_mut(&holder).map(|s| s.active = true);
+    if let Some(s) = sh.get_mut(&holder) {
+        s.active = true;
+    }
     let mut out: Vec<String> = Vec::new();
     let mut unprojectable = None;
     let mut written_by_ctl: BTreeSet<(i32, usize)> = BTreeSet::new(); // cache entries explained by a write
