@@ -82,26 +82,7 @@ pub(crate) fn cmd_import(args: &[String]) -> Result<String, Fail> {
 }
 
 /// Milliseconds since 1970 as `YYYY-MM-DD HH:MM:SS,mmm`, as log4j wrote them.
-pub(crate) fn stamp(ms: i64) -> String {
-    let (days, rem) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02},{:03}",
-        rem / 3_600_000,
-        rem / 60_000 % 60,
-        rem / 1000 % 60,
-        rem % 1000
-    )
-}
+pub(crate) use splitbrain_sim::tools::state_change::log4j_date as stamp;
 
 fn when(ms: Option<i64>) -> String {
     ms.map(stamp).unwrap_or_else(|| "(no time)".into())

@@ -2,12 +2,9 @@
 //! zone (milliseconds since 1970-01-01 of the written wall clock), so counting days from 1970
 //! gives back exactly the text in the log: `2018-03-10 15:48:30,006`.
 
-/// The date and time of `ms` as log4j writes them (`2018-03-10 15:48:30,006`).
-pub fn stamp(ms: i64) -> String {
-    let (days, rem) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
-    let (y, m, d) = civil(days);
-    format!("{y:04}-{m:02}-{d:02} {},{:03}", clock(rem), rem % 1000)
-}
+/// The date and time of `ms` as log4j writes them (`2018-03-10 15:48:30,006`): the core's own
+/// rendering of log4j's `%d`.
+pub use splitbrain_sim::tools::state_change::log4j_date as stamp;
 
 /// The time of day of `ms` (`15:48:30`).
 pub fn clock(ms: i64) -> String {
@@ -25,19 +22,6 @@ pub fn duration(ms: i64) -> String {
     } else {
         format!("{} min {} s", a / 60_000, a / 1000 % 60)
     }
-}
-
-/// Year, month, day of `days` since 1970-01-01 (Howard Hinnant's `civil_from_days`).
-fn civil(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 #[cfg(test)]

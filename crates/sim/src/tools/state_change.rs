@@ -188,10 +188,11 @@ fn assignment(world: &World, controller: BrokerId, tp: &TopicPartition) -> Vec<B
     world.broker(controller).and_then(|b| b.controller.ctx.assignment.get(tp).cloned()).unwrap_or_default()
 }
 
-/// log4j's `%d` (ISO8601: `yyyy-MM-dd HH:mm:ss,SSS`), virtual time from the Unix epoch, UTC.
-pub fn log4j_date(ms: u64) -> String {
-    let (y, m, d) = super::zk_shell::civil_date(ms / 86_400_000);
-    let rem = ms % 86_400_000;
+/// log4j's `%d` (ISO8601: `yyyy-MM-dd HH:mm:ss,SSS`) of milliseconds from the Unix epoch, UTC:
+/// the simulator's virtual time, and the importer's times read back as the logs wrote them.
+pub fn log4j_date(ms: i64) -> String {
+    let (y, m, d) = super::zk_shell::civil_date(ms.div_euclid(86_400_000));
+    let rem = ms.rem_euclid(86_400_000);
     format!(
         "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02},{:03}",
         rem / 3_600_000,
@@ -208,7 +209,7 @@ pub fn render(lines: &[Line]) -> String {
         let _ = writeln!(
             s,
             "[{}] {} [Controller id={} epoch={}] {} (state.change.logger)",
-            log4j_date(l.time_ms),
+            log4j_date(l.time_ms as i64),
             l.level.name(),
             l.controller,
             l.controller_epoch,

@@ -70,10 +70,10 @@ pub fn gets(world: &World, times: &ZxidTimes) -> Result<Vec<Get>, String> {
         .collect())
 }
 
-/// The civil date (year, month 1-12, day 1-31) of `days` since 1970-01-01 (Howard Hinnant's
-/// algorithm).
-pub fn civil_date(days: u64) -> (i64, i64, i64) {
-    let z = days as i64 + 719_468;
+/// The civil date (year, month 1-12, day 1-31) of `days` since 1970-01-01, before it too (Howard
+/// Hinnant's algorithm).
+pub fn civil_date(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
     let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
@@ -90,7 +90,7 @@ pub fn java_date(ms: u64) -> String {
     const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
     let secs = ms / 1000;
     let (days, rem) = (secs / 86_400, secs % 86_400);
-    let (y, m, d) = civil_date(days);
+    let (y, m, d) = civil_date(days as i64);
     format!(
         "{} {} {:02} {:02}:{:02}:{:02} UTC {}",
         DAYS[(days % 7) as usize],
