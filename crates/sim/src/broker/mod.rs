@@ -6,6 +6,7 @@
 //! controller reaches the broker's ZooKeeper client through `ControllerIo`.
 mod coordinator;
 mod isr;
+mod metadata_listener;
 mod replica_manager;
 mod session;
 
@@ -70,6 +71,9 @@ pub struct Broker {
     /// `isrChangeSet` is non-empty; a run with an empty set does nothing).
     pub isr_propagation_pending: bool,
     started: bool,
+    /// KRaft only: the metadata image `BrokerMetadataListener` has folded so far (empty under
+    /// ZooKeeper).
+    pub(crate) metadata_image: crate::kraft::Image,
 }
 
 /// A counter a broker moves at every write of its local replicas, so the world can tell "not
@@ -100,6 +104,7 @@ impl Broker {
             last_isr_propagation_ms: None,
             isr_propagation_pending: false,
             started: false,
+            metadata_image: crate::kraft::Image::default(),
         }
     }
 

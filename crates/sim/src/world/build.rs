@@ -10,7 +10,7 @@ use crate::controller::partition_state::PartitionState;
 use crate::controller::replica_state::ReplicaState;
 use crate::controller::{Cached, ControllerContext};
 use crate::ids::{BrokerId, NodeId, TopicPartition};
-use crate::kraft::{self, Kraft};
+use crate::kraft::Kraft;
 use crate::message::PartitionStateInfo;
 use crate::network::Network;
 use crate::rng::Rng;
@@ -211,12 +211,10 @@ fn kraft_steady_state(cfg: &Config) -> (ControlPlane, VecMap<BrokerId, Rc<Broker
     let quorum = Kraft::new(cfg);
     let img = quorum.image().clone();
     let mut brokers = VecMap::new();
-    let mut images = VecMap::new();
     for &b in &cfg.brokers {
         let mut br = running_broker(cfg, b);
-        kraft::image::publish(&img, &mut br);
-        images.insert(b, img.clone());
+        br.load_metadata_image(&img);
         brokers.insert(b, Rc::new(br));
     }
-    (ControlPlane::Kraft { quorum: Rc::new(quorum), images }, brokers)
+    (ControlPlane::Kraft(Rc::new(quorum)), brokers)
 }

@@ -2,8 +2,8 @@
 //! clients are the brokers' controllers) or a KRaft quorum (with each broker's metadata image).
 //! One enum, chosen once from [`crate::Behaviour::control_plane`] when the world is built, so a
 //! KRaft run never builds a ZooKeeper it would throw away.
-use crate::ids::{BrokerId, NodeId};
-use crate::kraft::{Image, Kraft};
+use crate::ids::NodeId;
+use crate::kraft::Kraft;
 use crate::vec_map::VecMap;
 use crate::zookeeper::Role;
 use crate::zookeeper::{DataTree, ZkServerNode};
@@ -14,13 +14,8 @@ use alloc::rc::Rc;
 pub enum ControlPlane {
     /// The ZooKeeper servers, by name.
     ZooKeeper(Rc<VecMap<NodeId, ZkServerNode>>),
-    /// A KRaft quorum, and the metadata image each broker has folded so far.
-    Kraft {
-        /// The voters.
-        quorum: Rc<Kraft>,
-        /// Each broker's metadata image (`BrokerMetadataListener`'s).
-        images: VecMap<BrokerId, Image>,
-    },
+    /// A KRaft quorum (each broker keeps the metadata image it folded).
+    Kraft(Rc<Kraft>),
 }
 
 impl ControlPlane {
@@ -36,7 +31,7 @@ impl ControlPlane {
     pub fn zk_servers(&self) -> Option<&VecMap<NodeId, ZkServerNode>> {
         match self {
             ControlPlane::ZooKeeper(z) => Some(z),
-            ControlPlane::Kraft { .. } => None,
+            ControlPlane::Kraft(_) => None,
         }
     }
 
@@ -49,14 +44,14 @@ impl ControlPlane {
     pub(crate) fn zk_node_mut(&mut self, id: NodeId) -> Option<&mut ZkServerNode> {
         match self {
             ControlPlane::ZooKeeper(z) => Rc::make_mut(z).get_mut(&id),
-            ControlPlane::Kraft { .. } => None,
+            ControlPlane::Kraft(_) => None,
         }
     }
 
     /// The quorum, when the control plane is KRaft.
     pub fn kraft(&self) -> Option<&Kraft> {
         match self {
-            ControlPlane::Kraft { quorum, .. } => Some(quorum),
+            ControlPlane::Kraft(quorum) => Some(quorum),
             ControlPlane::ZooKeeper(_) => None,
         }
     }
@@ -64,15 +59,7 @@ impl ControlPlane {
     /// The quorum, to run one of its handlers.
     pub(crate) fn kraft_mut(&mut self) -> Option<&mut Kraft> {
         match self {
-            ControlPlane::Kraft { quorum, .. } => Some(Rc::make_mut(quorum)),
-            ControlPlane::ZooKeeper(_) => None,
-        }
-    }
-
-    /// The brokers' metadata images (KRaft only).
-    pub(crate) fn images_mut(&mut self) -> Option<&mut VecMap<BrokerId, Image>> {
-        match self {
-            ControlPlane::Kraft { images, .. } => Some(images),
+            ControlPlane::Kraft(quorum) => Some(Rc::make_mut(quorum)),
             ControlPlane::ZooKeeper(_) => None,
         }
     }

@@ -10,7 +10,6 @@ use crate::command::{Command, Direction};
 use crate::effects::Timer;
 use crate::event::EventKind;
 use crate::ids::{BrokerId, NodeId};
-use crate::kraft::{self, Image};
 use crate::sorted::CollectOrdered;
 use crate::vec_map::VecMap;
 use crate::zk_client::ConnState;
@@ -159,10 +158,7 @@ impl World {
                     log.push(EventKind::Process, || {
                         format!("[KafkaServer id={b}] starting (KRaft broker: registers with the active controller)")
                     });
-                    if let Some(images) = self.plane.images_mut() {
-                        images.insert(*b, Image::default());
-                    }
-                    kraft::image::publish(&Image::default(), self.broker_mut(*b));
+                    self.broker_mut(*b).restart_metadata_image();
                     if let Some(k) = self.plane.kraft_mut() {
                         k.broker_restarted(*b);
                     }

@@ -4,22 +4,26 @@
 //! injector (scripted faults) sits beside the code under test, in the same queue.
 mod bounds;
 mod build;
+mod caches;
 mod control_plane;
 mod faults;
+mod observe;
 mod state_hash;
 mod step_log;
 
 pub use crate::fnv::Fnv;
+use caches::{IsrSeen, RelayKey};
 pub use control_plane::ControlPlane;
+use observe::ZkLinks;
 use step_log::StepLog;
 
 use crate::alerts::{self, Alert};
-use crate::broker::{Broker, LocalPartition};
+use crate::broker::Broker;
 use crate::command::{Command, CommandError};
 use crate::consumer::Consumer;
 use crate::effects::{Effect, Outbox, Timer};
 use crate::event::{Delivery, Event, EventKind, Outcome};
-use crate::ids::{BrokerId, NodeId, TopicPartition};
+use crate::ids::{BrokerId, NodeId};
 use crate::kraft::{self, Kraft};
 use crate::limits::Limits;
 use crate::message::{Message, Payload};
@@ -29,7 +33,7 @@ use crate::scenario::{Config, Mode};
 use crate::sched::Queue;
 use crate::sorted::CollectOrdered;
 use crate::vec_map::VecMap;
-use crate::zookeeper::{result_summary, ClientLinks, DataTree, SessionId, ZkServerNode};
+use crate::zookeeper::{result_summary, ClientLinks, DataTree, ZkServerNode};
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -340,7 +344,7 @@ impl World {
     /// did not change.
     pub(super) fn compute_alerts(&mut self, touched: Option<&alerts::Touched>) -> Option<Vec<Alert>> {
         match &self.plane {
-            ControlPlane::Kraft { quorum, .. } => {
+            ControlPlane::Kraft(quorum) => {
                 Some(alerts::check_kraft(quorum, self.consumers.values(), self.render)).filter(|a| *a != self.alerts)
             }
             ControlPlane::ZooKeeper(servers) => {
@@ -363,7 +367,7 @@ impl World {
     #[doc(hidden)]
     pub fn alerts_recomputed(&self) -> Vec<Alert> {
         match &self.plane {
-            ControlPlane::Kraft { quorum, .. } => alerts::check_kraft(quorum, self.consumers.values(), self.render),
+            ControlPlane::Kraft(quorum) => alerts::check_kraft(quorum, self.consumers.values(), self.render),
             ControlPlane::ZooKeeper(_) => {
                 let tree = self.plane.zk().expect("a ZooKeeper plane has a server");
                 let mut memo = alerts::DivergenceMemo::new();
@@ -599,23 +603,16 @@ impl World {
                 self.route(NodeId::Voter(v), out, &mut log);
                 self.kraft_react(&reach, &mut log);
             }
-            NodeId::Broker(b) if matches!(m.payload, Payload::MetadataRecords { .. }) => {
-                log.kind = EventKind::ControlRequest;
+            NodeId::Broker(b) => {
                 if let Payload::MetadataRecords { from_offset, records } = m.payload {
-                    let mut img = self.plane.images_mut().and_then(|i| i.remove(&b)).unwrap_or_default();
-                    let moved = kraft::image::apply_records(&mut img, self.broker_mut(b), &records);
-                    if let Some(images) = self.plane.images_mut() {
-                        images.insert(b, img);
-                    }
-                    log.set_line(|| kraft::image::applied_line(b, from_offset, &records));
-                    if moved {
-                        let br = &self.brokers[&b];
-                        log.push(EventKind::Info, || kraft::image::coordinator_line(br));
-                    }
+                    let mut out = self.outbox();
+                    self.broker_mut(b).on_metadata_records(from_offset, &records, &mut out);
+                    self.route(m.to, out, &mut log);
+                } else {
+                    self.deliver_to_broker(b, m, &mut log);
                 }
             }
             NodeId::Zk(_) => self.deliver_to_zk(m, &mut log),
-            NodeId::Broker(b) => self.deliver_to_broker(b, m, &mut log),
             NodeId::Client(c) => {
                 let from = m.from;
                 log.kind = EventKind::Consumer;
@@ -790,389 +787,6 @@ impl World {
             }
         }
         log
-    }
-
-    /// Which followers fetch from `leader` (alive, linked both ways with it, following it for the
-    /// partition asked about), as [`crate::broker::Fetching`]. The part that does not depend on
-    /// the partition is asked once per broker here. With `views`, a follower's replicas are read
-    /// from its [`FollowerView`] (up to date after a step's views were taken): the partition is
-    /// first looked for at the place it has among the leader's replicas, where a follower holding
-    /// the same partitions has it too (no lookup per partition and replica).
-    fn fetching(
-        &self,
-        leader: BrokerId,
-        views: bool,
-    ) -> impl FnMut(usize, &TopicPartition, &LocalPartition) -> u64 + '_ {
-        // The leader itself is left out: it leads the partitions it is asked about.
-        let reach: Vec<(BrokerId, &Broker, Option<&FollowerView>)> = self
-            .brokers
-            .iter()
-            .filter(|(id, b)| {
-                **id != leader && b.alive && self.net.both_up(NodeId::Broker(leader), NodeId::Broker(**id))
-            })
-            .map(|(id, b)| (*id, &**b, if views { self.isr_seen.get(id).map(|s| &s.view) } else { None }))
-            .collect();
-        debug_assert!(reach.iter().all(|(_, b, v)| v.is_none_or(|v| v.is(b))), "a follower view moved unseen");
-        move |i: usize, tp: &TopicPartition, lp: &LocalPartition| {
-            let mut bits = 0u64;
-            for (j, r) in lp.replicas.iter().enumerate() {
-                let Some((_, b, view)) = reach.iter().find(|(id, _, _)| id == r) else { continue };
-                let follows = match view {
-                    Some(v) => v.follows(i, tp) == Some(leader),
-                    None => b.partitions.get(tp).is_some_and(|p| !p.is_leader && p.leader == leader),
-                };
-                bits |= (follows as u64) << j;
-            }
-            bits
-        }
-    }
-
-    /// [`World::fetching`] for the partitions `leader` leads, owned (the broker's handler runs
-    /// while the world is borrowed mutably), read from the brokers themselves.
-    fn fetching_owned(&self, leader: BrokerId) -> impl FnMut(usize, &TopicPartition, &LocalPartition) -> u64 {
-        let mut fetching = self.fetching(leader, false);
-        let led: Vec<(TopicPartition, u64)> = self.brokers[&leader]
-            .partitions
-            .iter()
-            .enumerate()
-            .filter(|(_, (_, p))| p.is_leader)
-            .map(|(i, (tp, p))| (tp.clone(), fetching(i, tp, p)))
-            .collect();
-        move |_: usize, tp: &TopicPartition, _: &LocalPartition| {
-            led.iter().find(|(t, _)| t == tp).map_or(0, |(_, bits)| *bits)
-        }
-    }
-
-    /// After every step the world tells the nodes what they would observe now: each consumer
-    /// whether its coordinator is healthy, each partition leader which followers fetch from it.
-    /// The nodes decide what to do about it.
-    fn post_step(&mut self, log: &mut StepLog) {
-        let mut next = self.consumers.keys().next().copied();
-        while let Some(id) = next {
-            next = self.consumers.key_after(&id).copied();
-            let c = &self.consumers[&id];
-            let Some(coord) = c.coordinator else { continue };
-            let healthy = self
-                .brokers
-                .get(&coord)
-                .map(|b| b.alive && b.owned_offsets_partitions.contains(&c.partition))
-                .unwrap_or(false)
-                && self.net.both_up(NodeId::Client(id), NodeId::Broker(coord));
-            if let Some(wait) = c.heartbeat_due(healthy, self.now) {
-                self.with_consumer(id, log, |c, out| c.schedule_heartbeat(wait, out));
-            }
-        }
-        if self.plane.kraft().is_some() {
-            return;
-        }
-        // The relay reads the servers, the links and the brokers' sessions; when none of them moved
-        // since the last sync (which left every leader's relay as it found it), it has nothing to do.
-        // Of a broker, the relay reads only its [`RelayKey`]: a broker written without moving it
-        // gives the relay nothing new.
-        let mut relay_moved = false;
-        for i in 0..self.touched.brokers.len() {
-            let b = self.touched.brokers[i];
-            let key = self.brokers.get(&b).map(|br| RelayKey::of(br));
-            if self.relay_seen.get(&b) != key.as_ref() {
-                relay_moved = true;
-                match key {
-                    Some(k) => self.relay_seen.insert(b, k),
-                    None => self.relay_seen.remove(&b),
-                };
-            }
-        }
-        // Of a ZooKeeper server, the relay reads what [`ZkServerNode::hash_relay_inputs`] feeds: a
-        // server whose handler ran without moving it gives the relay nothing new either.
-        if self.zk_relay_moved() || self.touched.net || relay_moved {
-            self.sync_zk_relay(log);
-            // Remember the servers as the relay left them.
-            self.zk_relay_moved();
-        } else {
-            debug_assert!(self.relay_idle(), "the ZooKeeper relay skipped with work to do");
-        }
-        // What an ISR check reads (the brokers, the links) is unchanged since the last step left
-        // every leader with nothing due (or a check pending): nothing can be due now.
-        if self.touched.brokers.is_empty() && !self.touched.net {
-            return;
-        }
-        // A leader's check reads its own state, the links, and what the other brokers show it
-        // (their process and which leader each of their replicas follows). A leader is looked at
-        // again only if what it reads of itself, the links or some broker's view changed.
-        let mut views_changed = self.touched.net && self.broker_links_moved();
-        let mut own_changed: Vec<BrokerId> = Vec::new();
-        for i in 0..self.touched.brokers.len() {
-            let b = self.touched.brokers[i];
-            let Some(br) = self.brokers.get(&b) else { continue };
-            let stamp = br.partitions_stamp.0;
-            match self.isr_seen.get_mut(&b) {
-                Some(seen) => {
-                    // Replicas not written since: the same view (debug builds check it).
-                    let written = seen.stamp != stamp;
-                    seen.stamp = stamp;
-                    if (written || seen.view.alive != br.alive) && !seen.view.is(br) {
-                        seen.view = FollowerView::of(br);
-                        views_changed = true;
-                    }
-                    debug_assert!(seen.view.is(br), "b{b}'s follower view moved unseen");
-                    let own = IsrSeen::own(br);
-                    if seen.own != own {
-                        seen.own = own;
-                        own_changed.push(b);
-                    }
-                }
-                None => {
-                    let own = IsrSeen::own(br);
-                    self.isr_seen.insert(b, IsrSeen { view: FollowerView::of(br), own, stamp });
-                    views_changed = true;
-                }
-            }
-        }
-        // A leader skipped has nothing due: nothing it reads moved since it last found nothing due
-        // (or scheduled a check). Debug builds ask it anyway.
-        debug_assert!(
-            self.brokers
-                .keys()
-                .filter(|b| !views_changed && !own_changed.contains(b))
-                .all(|b| self.brokers[b].isr_check_due(&mut self.fetching(*b, true), &self.cfg).is_none()),
-            "a leader skipped with a check due"
-        );
-        // The others, in id order (their checks are scheduled in that order); usually none.
-        let looked_at: Vec<BrokerId> = if views_changed {
-            self.brokers.keys().copied().collect()
-        } else {
-            crate::sorted::sort(&mut own_changed);
-            own_changed
-        };
-        for b in looked_at {
-            let due = self.brokers[&b].isr_check_due(&mut self.fetching(b, true), &self.cfg);
-            if let Some(wait) = due {
-                let mut out = self.outbox();
-                self.broker_mut(b).schedule_isr_check(wait, &mut out);
-                self.route(NodeId::Broker(b), out, log);
-            }
-        }
-    }
-
-    /// Whether some link between two brokers (what an ISR check reads of the network) came up or
-    /// went down since this was last asked; remembers the links as they are now.
-    fn broker_links_moved(&mut self) -> bool {
-        let ids: Vec<BrokerId> = self.brokers.keys().copied().collect();
-        let mut now = Vec::with_capacity(ids.len() * ids.len());
-        for (i, a) in ids.iter().enumerate() {
-            for b in &ids[i + 1..] {
-                now.push(self.net.both_up(NodeId::Broker(*a), NodeId::Broker(*b)));
-            }
-        }
-        let moved = now != self.isr_links;
-        self.isr_links = now;
-        moved
-    }
-
-    /// Whether what the relay reads of a ZooKeeper server whose handler ran this step moved since
-    /// it was last looked at; remembers it as it is now.
-    fn zk_relay_moved(&mut self) -> bool {
-        use core::hash::Hasher;
-        let Some(servers) = self.plane.zk_servers() else { return false };
-        let mut moved = false;
-        for id in &self.touched.zk_servers {
-            let fp = servers.get(id).map(|z| {
-                let mut h = Mix(0);
-                z.hash_relay_inputs(&mut h);
-                h.finish()
-            });
-            if self.relay_zk_seen.get(id) != fp.as_ref() {
-                moved = true;
-                match fp {
-                    Some(fp) => self.relay_zk_seen.insert(*id, fp),
-                    None => self.relay_zk_seen.remove(id),
-                };
-            }
-        }
-        moved
-    }
-
-    /// No leader's relay would change now (what [`World::sync_zk_relay`] would act on).
-    fn relay_idle(&self) -> bool {
-        let Some(servers) = self.plane.zk_servers() else { return true };
-        let links = ZkLinks { net: &self.net, brokers: &self.brokers };
-        crate::zookeeper::relayed_touches(servers, &links).into_iter().all(|(l, t)| !servers[&l].touches_changed(&t))
-    }
-
-    /// The implicit PING round: each leader learns which sessions' touches reach it now
-    /// ([`crate::zookeeper::relayed_touches`]); only a change runs its handler.
-    pub(crate) fn sync_zk_relay(&mut self, log: &mut StepLog) {
-        let relays = match self.plane.zk_servers() {
-            Some(servers) => {
-                let links = ZkLinks { net: &self.net, brokers: &self.brokers };
-                crate::zookeeper::relayed_touches(servers, &links)
-                    .into_iter()
-                    .filter(|(l, t)| servers[l].touches_changed(t))
-                    .collect()
-            }
-            None => Vec::new(),
-        };
-        for (leader, touched) in relays {
-            self.with_zk(leader, log, |zk, now, _, out| zk.on_touches(&touched, now, out));
-        }
-    }
-}
-
-/// What [`ZkLinks::pinging`] reads of a broker: whether it runs, its session and the server it
-/// talks to (a derived cache of its state, deciding nothing the state does not).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct RelayKey(bool, Option<crate::zookeeper::SessionId>, NodeId);
-
-impl RelayKey {
-    fn of(b: &Broker) -> Self {
-        RelayKey(b.alive, b.zk.session, b.zk.server())
-    }
-}
-
-/// What a broker's state meant to the ISR checks when a step last touched it (a derived cache of
-/// its state, deciding nothing the state does not): what it shows the other leaders
-/// ([`FollowerView`]), and a fingerprint of what its own check reads.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct IsrSeen {
-    view: FollowerView,
-    own: u64,
-    /// The broker's `partitions_stamp` when `view` was last found to be what it shows.
-    stamp: u64,
-}
-
-impl IsrSeen {
-    /// A 64-bit fingerprint of what [`Broker::isr_check_due`] reads of the broker itself: whether
-    /// it runs and has a check scheduled, its replicas (the partitions it leads: ISR, replicas,
-    /// cached zkVersion, refused writes) and the ISR writes in flight. The replicas count by their
-    /// `partitions_stamp`, which every write of them moves: a write that leaves the partitions it
-    /// leads as they were costs one check of this leader, less than hashing what it leads at every
-    /// write did.
-    fn own(b: &Broker) -> u64 {
-        use core::hash::Hasher;
-        let mut h = Mix(0);
-        h.write_u64(b.alive as u64 | (b.isr_check_pending as u64) << 1);
-        h.write_u64(b.partitions_stamp.0);
-        for tp in b.isr_writes_in_flight() {
-            h.write_partition(tp);
-        }
-        h.finish()
-    }
-}
-
-/// A fast 64-bit mixing hasher (multiply-rotate over 8-byte words), for [`IsrSeen::own`].
-struct Mix(u64);
-
-impl Mix {
-    fn write_partition(&mut self, tp: &TopicPartition) {
-        use core::hash::Hasher;
-        if !tp.topic.is_offsets() {
-            self.write(tp.topic.as_bytes());
-        }
-        self.write_u64(tp.partition as u64 | 1 << 40);
-    }
-}
-
-impl core::hash::Hasher for Mix {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.write_u64(u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]));
-        }
-        let mut last = [0u8; 8];
-        last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-        self.write_u64(u64::from_le_bytes(last) ^ ((bytes.len() as u64) << 56));
-    }
-
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-
-    fn write_u32(&mut self, x: u32) {
-        self.write_u64(x as u64);
-    }
-
-    fn write_i32(&mut self, x: i32) {
-        self.write_u64(x as u32 as u64);
-    }
-
-    fn write_u8(&mut self, x: u8) {
-        self.write_u64(x as u64);
-    }
-
-    fn write_usize(&mut self, x: usize) {
-        self.write_u64(x as u64);
-    }
-}
-
-/// What a broker shows the other brokers' ISR checks ([`World::fetching`]): whether it runs, and
-/// for each of its replicas whether it leads and which leader it follows. A derived cache of the
-/// broker's state (it decides nothing a broker's own state does not).
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct FollowerView {
-    alive: bool,
-    replicas: Vec<(TopicPartition, bool, BrokerId)>,
-}
-
-impl FollowerView {
-    fn of(b: &Broker) -> FollowerView {
-        FollowerView {
-            alive: b.alive,
-            replicas: b.partitions.iter().map(|(tp, p)| (tp.clone(), p.is_leader, p.leader)).collect(),
-        }
-    }
-
-    /// The leader `b` follows for `tp` (none when it leads it or has no replica of it), found
-    /// first at place `i` (where a broker holding the same partitions as the asking leader has
-    /// it), else by a search of the replicas (in partition order).
-    fn follows(&self, i: usize, tp: &TopicPartition) -> Option<BrokerId> {
-        let at = match self.replicas.get(i) {
-            Some((t, _, _)) if t == tp => i,
-            _ => self.replicas.binary_search_by(|(t, _, _)| t.cmp(tp)).ok()?,
-        };
-        let (_, leads, leader) = &self.replicas[at];
-        (!leads).then_some(*leader)
-    }
-
-    /// The view is still what `b` shows.
-    fn is(&self, b: &Broker) -> bool {
-        self.alive == b.alive
-            && self.replicas.len() == b.partitions.len()
-            && self
-                .replicas
-                .iter()
-                .zip(b.partitions.iter())
-                .all(|((t, l, f), (tp, p))| *l == p.is_leader && *f == p.leader && t == tp)
-    }
-}
-
-/// What the ZooKeeper server can observe of its clients, read from the network and the brokers.
-struct ZkLinks<'a> {
-    net: &'a Network,
-    brokers: &'a VecMap<BrokerId, Rc<Broker>>,
-}
-
-impl ClientLinks for ZkLinks<'_> {
-    fn reachable(&self, server: NodeId, client: NodeId) -> bool {
-        self.net.both_up(client, server)
-    }
-
-    fn peers_up(&self, a: NodeId, b: NodeId) -> bool {
-        self.net.both_up(a, b)
-    }
-
-    fn pinging(&self, server: NodeId, client: NodeId, session: SessionId) -> bool {
-        match client {
-            NodeId::Broker(b) => {
-                self.brokers
-                    .get(&b)
-                    .is_some_and(|br| br.alive && br.zk.session == Some(session) && br.zk.server() == server)
-                    && self.net.is_up(client, server)
-            }
-            _ => false,
-        }
     }
 }
 
