@@ -23,7 +23,7 @@ use crate::ids::{BrokerId, NodeId, TopicPartition};
 use crate::message::Payload;
 use crate::scenario::Config;
 use crate::vec_map::{VecMap, VecSet};
-use crate::zk_client::ZkClient;
+use crate::zk_client::{ConnState, ZkClient};
 use alloc::format;
 use alloc::rc::Rc;
 
@@ -146,8 +146,10 @@ impl Broker {
     /// Would this broker's controller resend a LeaderAndIsr/UpdateMetadata to `to` that a cut
     /// link dropped? Its `RequestSendThread` for a live broker retries until it is delivered or
     /// the controller resigns.
-    pub fn would_resend_control_request(&self, to: BrokerId) -> bool {
-        self.alive && self.is_active() && self.controller.ctx.live_brokers.contains(&to)
+    /// `target_up`: the target process still runs the incarnation it was sent to (only the link
+    /// failed), as the world observes it.
+    pub fn would_resend_control_request(&self, to: BrokerId, target_up: bool) -> bool {
+        target_up && self.alive && self.is_active() && self.controller.ctx.live_brokers.contains(&to)
     }
 
     /// Holds a dropped controller request to `to`, to resend when the link heals.
@@ -168,12 +170,56 @@ impl Broker {
         }
     }
 
-    /// Timer dispatch.
-    pub fn on_timer(&mut self, t: &Timer, cfg: &Config, out: &mut Outbox) {
+    /// A timer of this process fired. `zk_link_up`: whether the link to its ZooKeeper server is
+    /// up both ways now; `fetching`: for an ISR check, which followers fetch from this leader now
+    /// (both observed by the world). A read-timeout check that finds the link back while still
+    /// connected does nothing: the client heard from the server again, so `ClientCnxn` never
+    /// reaches its read timeout (3.4.10 `ClientCnxn.java:1098-1107` counts from the last packet).
+    pub fn on_timer(
+        &mut self,
+        t: &Timer,
+        zk_link_up: bool,
+        fetching: Option<&mut Fetching<'_>>,
+        cfg: &Config,
+        out: &mut Outbox,
+    ) {
+        let node = NodeId::Broker(self.id);
         match t {
-            Timer::ZkReadTimeout { gen } => self.on_zk_read_timeout(*gen, cfg, out),
-            Timer::ZkReconnect { gen } => self.on_zk_reconnect(*gen, cfg, out),
-            _ => {}
+            Timer::ZkReadTimeout { .. } if self.zk.state == ConnState::Connected && zk_link_up => {
+                out.headline(EventKind::Info, || {
+                    format!("{node}: ZooKeeper read-timeout check: the link is back, still connected")
+                });
+            }
+            Timer::IsrCheck => {
+                out.headline(EventKind::Info, || format!("{node}: ISR check (replica.lag.time.max.ms)"));
+                if let Some(fetching) = fetching {
+                    self.isr_check(fetching, out);
+                }
+            }
+            Timer::IsrPropagation => {
+                out.headline(EventKind::Info, || format!("{node}: isr-change-propagation (maybePropagateIsrChanges)"));
+                self.maybe_propagate_isr_changes(out);
+            }
+            Timer::ZkReconnect { gen } => {
+                out.headline(EventKind::Info, || format!("{node}: ZooKeeper client's reconnect sleep is over"));
+                self.on_zk_reconnect(*gen, cfg, out);
+            }
+            t => {
+                // While connecting, the same timer is the attempt's connect timeout.
+                out.headline(EventKind::Info, || {
+                    if self.zk.state != ConnState::Connected {
+                        format!(
+                            "{node}: ZooKeeper connect timeout ({} ms)",
+                            cfg.connect_timeout_ms(self.zk.servers.len())
+                        )
+                    } else {
+                        format!("{node}: ZooKeeper read timeout ({} ms)", cfg.read_timeout_ms())
+                    }
+                });
+                if let Timer::ZkReadTimeout { gen } = t {
+                    self.on_zk_read_timeout(*gen, cfg, out);
+                }
+            }
         }
     }
 }

@@ -238,7 +238,7 @@ fn a_reset_under_the_holder_read_makes_one_oh_delete_the_controller_znode_after_
 
     // The sleep is over: the client connects to zk3, resuming session 5.
     let mut out = Outbox::default();
-    b.on_timer(&Timer::ZkReconnect { gen }, &cfg, &mut out);
+    b.on_timer(&Timer::ZkReconnect { gen }, true, None, &cfg, &mut out);
     assert_eq!(out.sent(), vec![(zk3, Payload::ZkConnect { session: Some(5), timeout_ms: cfg.session_timeout_ms })]);
     let mut out = Outbox::default();
     b.on_zk_connect_response(ConnectResult::Connected(5), &cfg, &mut out);

@@ -14,7 +14,6 @@ mod step_log;
 pub use crate::fnv::Fnv;
 use caches::{IsrSeen, RelayKey};
 pub use control_plane::ControlPlane;
-use observe::ZkLinks;
 use step_log::StepLog;
 
 use crate::alerts::{self, Alert};
@@ -24,16 +23,15 @@ use crate::consumer::Consumer;
 use crate::effects::{Effect, Outbox, Timer};
 use crate::event::{Delivery, Event, EventKind, Outcome};
 use crate::ids::{BrokerId, NodeId};
-use crate::kraft::{self, Kraft};
+use crate::kraft::Kraft;
 use crate::limits::Limits;
 use crate::message::{Message, Payload};
 use crate::network::Network;
 use crate::rng::Rng;
 use crate::scenario::{Config, Mode};
 use crate::sched::Queue;
-use crate::sorted::CollectOrdered;
 use crate::vec_map::VecMap;
-use crate::zookeeper::{result_summary, ClientLinks, DataTree, ZkServerNode};
+use crate::zookeeper::{result_summary, DataTree, ZkServerNode};
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -300,15 +298,9 @@ impl World {
     /// Whether a command can be applied to this cluster.
     pub fn check_command(&self, cmd: &Command) -> Result<(), String> {
         let known = |n: NodeId| match n {
-            NodeId::Zk(_) => match self.plane.zk_servers() {
-                Some(z) => z.contains_key(&n),
-                // KRaft: a fault naming one of the scenario's ZooKeeper servers (or `zk`) applies to
-                // the voters (see `apply_kraft`), so a scenario's faults run unchanged in every mode.
-                None => n == NodeId::ZK || self.cfg.zk.servers.contains(&n),
-            },
             NodeId::Broker(b) => self.brokers.contains_key(&b),
             NodeId::Client(c) => self.consumers.contains_key(&c),
-            NodeId::Voter(v) => self.plane.kraft().is_some_and(|k| k.voters.contains_key(&v)),
+            NodeId::Zk(_) | NodeId::Voter(_) => self.plane_knows(n),
         };
         cmd.validate(&known).map_err(|e| match e {
             CommandError::UnknownNode(n) => format!("unknown node {n} in '{}'", cmd.describe()),
@@ -338,42 +330,6 @@ impl World {
         self.touched = touched;
         self.touched.clear();
         ev
-    }
-
-    /// The alerts after a step, from what it touched (`None`: from scratch); `None` when they
-    /// did not change.
-    pub(super) fn compute_alerts(&mut self, touched: Option<&alerts::Touched>) -> Option<Vec<Alert>> {
-        match &self.plane {
-            ControlPlane::Kraft(quorum) => {
-                Some(alerts::check_kraft(quorum, self.consumers.values(), self.render)).filter(|a| *a != self.alerts)
-            }
-            ControlPlane::ZooKeeper(servers) => {
-                // The tree `ControlPlane::zk` reads (the leader's, the first server's while none
-                // leads), found with its server in one pass.
-                let (server, node) = servers
-                    .iter()
-                    .find(|(_, s)| s.role() == crate::zookeeper::Role::Leading)
-                    .or_else(|| servers.iter().next())
-                    .expect("a ZooKeeper plane has a server");
-                let tree = node.tree();
-                let key = (*server, tree.brokers_version());
-                self.alert_memo.update(key, tree, &self.brokers, &self.consumers, touched, self.render)
-            }
-        }
-    }
-
-    /// Every alert that holds now, computed from scratch: what [`World::alerts`] must equal (the
-    /// incremental computation is checked against it).
-    #[doc(hidden)]
-    pub fn alerts_recomputed(&self) -> Vec<Alert> {
-        match &self.plane {
-            ControlPlane::Kraft(quorum) => alerts::check_kraft(quorum, self.consumers.values(), self.render),
-            ControlPlane::ZooKeeper(_) => {
-                let tree = self.plane.zk().expect("a ZooKeeper plane has a server");
-                let mut memo = alerts::DivergenceMemo::new();
-                alerts::check(tree, self.brokers.values(), self.consumers.values(), &mut memo, self.render)
-            }
-        }
     }
 
     fn broker_mut(&mut self, id: BrokerId) -> &mut Broker {
@@ -474,56 +430,9 @@ impl World {
         self.route(NodeId::Client(id), out, log);
     }
 
-    /// Runs a ZooKeeper server's handler, with what the server can observe of its clients now,
-    /// and routes its effects (`None` when there is no such server).
-    fn with_zk<R>(
-        &mut self,
-        server: NodeId,
-        log: &mut StepLog,
-        f: impl FnOnce(&mut ZkServerNode, u64, &dyn ClientLinks, &mut Outbox) -> R,
-    ) -> Option<R> {
-        let mut out = self.outbox();
-        let links = ZkLinks { net: &self.net, brokers: &self.brokers };
-        let r = f(self.plane.zk_node_mut(server)?, self.now, &links, &mut out);
-        self.touched.zk = true;
-        if !self.touched.zk_servers.contains(&server) {
-            self.touched.zk_servers.push(server);
-        }
-        self.route(server, out, log);
-        Some(r)
-    }
-
     /// The ZooKeeper server a broker's client talks to.
     pub(crate) fn zk_server_of(&self, b: BrokerId) -> NodeId {
         self.brokers.get(&b).map(|br| br.zk.server()).unwrap_or(NodeId::ZK)
-    }
-
-    fn broker_liveness(&self) -> VecMap<BrokerId, bool> {
-        self.brokers.iter().map(|(id, b)| (*id, b.alive)).collect_ordered()
-    }
-
-    /// Who can talk to whom among the voters and brokers, as the quorum learns it.
-    fn kraft_reach(&self) -> kraft::Reach {
-        kraft::Reach::new(self.cfg.voters(), &self.broker_liveness(), |a, b| self.net.is_up(a, b))
-    }
-
-    /// Re-derives the quorum's liveness timers after a fault changed the network or a process.
-    fn kraft_change(&mut self, log: &mut StepLog) {
-        if self.plane.kraft().is_some() {
-            let reach = self.kraft_reach();
-            self.kraft_react(&reach, log);
-        }
-    }
-
-    /// Re-derives the quorum's liveness timers after a voter's handler ran, with the reach it ran
-    /// with (a handler changes neither the network nor a process).
-    fn kraft_react(&mut self, reach: &kraft::Reach, log: &mut StepLog) {
-        let Some(k) = self.plane.kraft_mut() else { return };
-        let rng = &mut self.rng;
-        let outs = k.on_change(reach, &mut |max| rng.up_to(max));
-        for (v, out) in outs {
-            self.route(NodeId::Voter(v), out, log);
-        }
     }
 
     // ---- delivery -----------------------------------------------------------------------------
@@ -546,26 +455,15 @@ impl World {
                 return Some(DropReason::BrokerDown(b));
             }
         }
-        if let (NodeId::Voter(v), Some(k)) = (m.to, self.plane.kraft()) {
-            if !k.voters.get(&v).is_some_and(|x| x.alive) {
-                return Some(DropReason::VoterDown(v));
-            }
-        }
-        None
+        self.plane_receiver_down(m)
     }
 
     fn deliver(&mut self, m: Message) -> StepLog {
         let render = self.render;
-        if m.from.is_zk() && m.to.is_zk() && !self.net.is_up(m.from, m.to) {
-            // A stalled TCP connection between two servers: the packet waits, in order.
-            let mut log = StepLog::new(render, m.to, EventKind::Info, || {
-                format!("{} → {}: {} (held: link cut)", m.from, m.to, m.payload.label())
-            });
-            log.from = Some(m.from);
-            log.delivery = Some(delivery(&m, Outcome::Held));
-            self.stalled.push(m);
-            return log;
-        }
+        let m = match self.plane_hold(m) {
+            Ok(log) => return log,
+            Err(m) => m,
+        };
         if let Some(reason) = self.drop_reason(&m) {
             let mut log = StepLog::new(render, m.to, EventKind::MessageDropped, || {
                 let reason = match reason {
@@ -593,16 +491,6 @@ impl World {
         log.message = Some(m.payload.category().name());
         log.delivery = Some(delivery(&m, Outcome::Delivered));
         match m.to {
-            NodeId::Voter(v) => {
-                log.kind = EventKind::ZkRequest;
-                let reach = self.kraft_reach();
-                let mut out = self.outbox();
-                if let Some(k) = self.plane.kraft_mut() {
-                    k.on_message(v, m.from, m.payload, &reach, &mut out);
-                }
-                self.route(NodeId::Voter(v), out, &mut log);
-                self.kraft_react(&reach, &mut log);
-            }
             NodeId::Broker(b) => {
                 if let Payload::MetadataRecords { from_offset, records } = m.payload {
                     let mut out = self.outbox();
@@ -612,7 +500,7 @@ impl World {
                     self.deliver_to_broker(b, m, &mut log);
                 }
             }
-            NodeId::Zk(_) => self.deliver_to_zk(m, &mut log),
+            NodeId::Zk(_) | NodeId::Voter(_) => self.plane_deliver(m, &mut log),
             NodeId::Client(c) => {
                 let from = m.from;
                 log.kind = EventKind::Consumer;
@@ -623,28 +511,18 @@ impl World {
     }
 
     fn on_dropped(&mut self, m: &Message, log: &mut StepLog) {
+        if self.plane_dropped(m, log) {
+            return;
+        }
         match (&m.payload, m.from, m.to) {
-            (Payload::RaftAppend { .. }, NodeId::Voter(l), NodeId::Voter(f)) => {
-                if let Some(k) = self.plane.kraft_mut() {
-                    k.append_lost(l, f);
-                }
-            }
-            (Payload::MetadataRecords { from_offset, .. }, NodeId::Voter(v), NodeId::Broker(b)) => {
-                if let Some(k) = self.plane.kraft_mut() {
-                    k.metadata_lost(v, b, *from_offset as usize);
-                }
-            }
             (Payload::ZkRequest { session, xid, .. }, NodeId::Broker(b), _)
             | (Payload::ZkResponse { session, xid, .. }, _, NodeId::Broker(b)) => {
                 self.broker_mut(b).on_zk_packet_lost(*session, *xid);
             }
-            (Payload::ZkWatch { event }, from, _) => {
-                self.with_zk(from, log, |zk, _, _, out| zk.on_watch_undelivered(event, out));
-            }
             (Payload::LeaderAndIsr { .. } | Payload::UpdateMetadata { .. }, NodeId::Broker(x), NodeId::Broker(y)) => {
                 // Only the link failed (the target is up): the sender's RequestSendThread retries.
                 let target_up = self.brokers[&y].alive && self.brokers[&y].incarnation == m.incarnation;
-                if target_up && self.brokers[&x].would_resend_control_request(y) {
+                if self.brokers[&x].would_resend_control_request(y, target_up) {
                     let mut out = self.outbox();
                     self.broker_mut(x).hold_control_request(y, m.payload.clone(), &mut out);
                     self.route(NodeId::Broker(x), out, log);
@@ -652,12 +530,6 @@ impl World {
             }
             _ => {}
         }
-    }
-
-    fn deliver_to_zk(&mut self, m: Message, log: &mut StepLog) {
-        log.node = m.to;
-        log.kind = EventKind::ZkRequest;
-        self.with_zk(m.to, log, |zk, now, links, out| zk.on_message(m.from, m.payload, now, links, out));
     }
 
     fn deliver_to_broker(&mut self, b: BrokerId, m: Message, log: &mut StepLog) {
@@ -717,63 +589,18 @@ impl World {
     fn fire(&mut self, node: NodeId, incarnation: u64, timer: Timer) -> StepLog {
         let mut log = StepLog::new(self.render, node, EventKind::Info, || format!("{node}: timer {timer:?}"));
         match node {
-            NodeId::Zk(_) => {
-                self.with_zk(node, &mut log, |zk, now, links, out| zk.on_timer(&timer, now, links, out));
-            }
+            NodeId::Zk(_) | NodeId::Voter(_) => self.plane_fire(node, timer, &mut log),
             NodeId::Broker(b) => {
                 let br = &self.brokers[&b];
                 if !br.alive || br.incarnation != incarnation {
                     log.set_line(|| format!("{node}: timer {timer:?} (process gone, ignored)"));
                     return log;
                 }
-                match timer {
-                    Timer::ZkReadTimeout { .. }
-                        if br.zk.state == crate::zk_client::ConnState::Connected
-                            && self.net.both_up(node, br.zk.server()) =>
-                    {
-                        log.set_line(|| {
-                            format!("{node}: ZooKeeper read-timeout check: the link is back, still connected")
-                        });
-                    }
-                    Timer::IsrCheck => {
-                        log.set_line(|| format!("{node}: ISR check (replica.lag.time.max.ms)"));
-                        let mut fetching = self.fetching_owned(b);
-                        self.with_broker(b, &mut log, |br, _, out| br.isr_check(&mut fetching, out));
-                    }
-                    Timer::IsrPropagation => {
-                        log.set_line(|| format!("{node}: isr-change-propagation (maybePropagateIsrChanges)"));
-                        self.with_broker(b, &mut log, |br, _, out| br.maybe_propagate_isr_changes(out));
-                    }
-                    Timer::ZkReconnect { .. } => {
-                        log.set_line(|| format!("{node}: ZooKeeper client's reconnect sleep is over"));
-                        self.with_broker(b, &mut log, |br, cfg, out| br.on_timer(&timer, cfg, out));
-                    }
-                    t => {
-                        // While connecting, the same timer is the attempt's connect timeout.
-                        log.set_line(|| {
-                            if br.zk.state != crate::zk_client::ConnState::Connected {
-                                format!(
-                                    "{node}: ZooKeeper connect timeout ({} ms)",
-                                    self.cfg.connect_timeout_ms(br.zk.servers.len())
-                                )
-                            } else {
-                                format!("{node}: ZooKeeper read timeout ({} ms)", self.cfg.read_timeout_ms())
-                            }
-                        });
-                        self.with_broker(b, &mut log, |br, cfg, out| br.on_timer(&t, cfg, out));
-                    }
-                }
-            }
-            NodeId::Voter(v) => {
-                log.set_line(|| format!("{node}: timer {timer:?}"));
-                let reach = self.kraft_reach();
-                let mut out = self.outbox();
-                if let Some(k) = self.plane.kraft_mut() {
-                    let rng = &mut self.rng;
-                    k.on_timer(v, &timer, &reach, &mut |max| rng.up_to(max), &mut out);
-                }
-                self.route(node, out, &mut log);
-                self.kraft_react(&reach, &mut log);
+                let zk_link_up = self.net.both_up(node, br.zk.server());
+                let mut fetching = matches!(timer, Timer::IsrCheck).then(|| self.fetching_owned(b));
+                self.with_broker(b, &mut log, |br, cfg, out| {
+                    br.on_timer(&timer, zk_link_up, fetching.as_mut().map(|f| f as _), cfg, out);
+                });
             }
             NodeId::Client(c) => {
                 log.kind = EventKind::Consumer;

@@ -2,15 +2,11 @@
 //! what to do about it): each consumer whether its coordinator answers, each partition leader
 //! which followers fetch from it, each ZooKeeper leader which sessions' touches reach it (the
 //! implicit PING round). Incremental: it asks only what a step could have moved (see `caches.rs`).
-use super::caches::{FollowerView, IsrSeen, Mix, RelayKey};
+use super::caches::{FollowerView, IsrSeen};
 use super::step_log::StepLog;
 use super::World;
 use crate::broker::{Broker, LocalPartition};
 use crate::ids::{BrokerId, NodeId, TopicPartition};
-use crate::network::Network;
-use crate::vec_map::VecMap;
-use crate::zookeeper::{ClientLinks, SessionId};
-use alloc::rc::Rc;
 use alloc::vec::Vec;
 
 impl World {
@@ -87,33 +83,8 @@ impl World {
                 self.with_consumer(id, log, |c, out| c.schedule_heartbeat(wait, out));
             }
         }
-        if self.plane.kraft().is_some() {
+        if !self.plane_observe(log) {
             return;
-        }
-        // The relay reads the servers, the links and the brokers' sessions; when none of them moved
-        // since the last sync (which left every leader's relay as it found it), it has nothing to do.
-        // Of a broker, the relay reads only its [`RelayKey`]: a broker written without moving it
-        // gives the relay nothing new.
-        let mut relay_moved = false;
-        for i in 0..self.touched.brokers.len() {
-            let b = self.touched.brokers[i];
-            let key = self.brokers.get(&b).map(|br| RelayKey::of(br));
-            if self.relay_seen.get(&b) != key.as_ref() {
-                relay_moved = true;
-                match key {
-                    Some(k) => self.relay_seen.insert(b, k),
-                    None => self.relay_seen.remove(&b),
-                };
-            }
-        }
-        // Of a ZooKeeper server, the relay reads what [`ZkServerNode::hash_relay_inputs`] feeds: a
-        // server whose handler ran without moving it gives the relay nothing new either.
-        if self.zk_relay_moved() || self.touched.net || relay_moved {
-            self.sync_zk_relay(log);
-            // Remember the servers as the relay left them.
-            self.zk_relay_moved();
-        } else {
-            debug_assert!(self.relay_idle(), "the ZooKeeper relay skipped with work to do");
         }
         // What an ISR check reads (the brokers, the links) is unchanged since the last step left
         // every leader with nothing due (or a check pending): nothing can be due now.
@@ -191,81 +162,5 @@ impl World {
         let moved = now != self.isr_links;
         self.isr_links = now;
         moved
-    }
-
-    /// Whether what the relay reads of a ZooKeeper server whose handler ran this step moved since
-    /// it was last looked at; remembers it as it is now.
-    fn zk_relay_moved(&mut self) -> bool {
-        use core::hash::Hasher;
-        let Some(servers) = self.plane.zk_servers() else { return false };
-        let mut moved = false;
-        for id in &self.touched.zk_servers {
-            let fp = servers.get(id).map(|z| {
-                let mut h = Mix(0);
-                z.hash_relay_inputs(&mut h);
-                h.finish()
-            });
-            if self.relay_zk_seen.get(id) != fp.as_ref() {
-                moved = true;
-                match fp {
-                    Some(fp) => self.relay_zk_seen.insert(*id, fp),
-                    None => self.relay_zk_seen.remove(id),
-                };
-            }
-        }
-        moved
-    }
-
-    /// No leader's relay would change now (what [`World::sync_zk_relay`] would act on).
-    fn relay_idle(&self) -> bool {
-        let Some(servers) = self.plane.zk_servers() else { return true };
-        let links = ZkLinks { net: &self.net, brokers: &self.brokers };
-        crate::zookeeper::relayed_touches(servers, &links).into_iter().all(|(l, t)| !servers[&l].touches_changed(&t))
-    }
-
-    /// The implicit PING round: each leader learns which sessions' touches reach it now
-    /// ([`crate::zookeeper::relayed_touches`]); only a change runs its handler.
-    pub(crate) fn sync_zk_relay(&mut self, log: &mut StepLog) {
-        let relays = match self.plane.zk_servers() {
-            Some(servers) => {
-                let links = ZkLinks { net: &self.net, brokers: &self.brokers };
-                crate::zookeeper::relayed_touches(servers, &links)
-                    .into_iter()
-                    .filter(|(l, t)| servers[l].touches_changed(t))
-                    .collect()
-            }
-            None => Vec::new(),
-        };
-        for (leader, touched) in relays {
-            self.with_zk(leader, log, |zk, now, _, out| zk.on_touches(&touched, now, out));
-        }
-    }
-}
-
-/// What the ZooKeeper server can observe of its clients, read from the network and the brokers.
-pub(super) struct ZkLinks<'a> {
-    pub(super) net: &'a Network,
-    pub(super) brokers: &'a VecMap<BrokerId, Rc<Broker>>,
-}
-
-impl ClientLinks for ZkLinks<'_> {
-    fn reachable(&self, server: NodeId, client: NodeId) -> bool {
-        self.net.both_up(client, server)
-    }
-
-    fn peers_up(&self, a: NodeId, b: NodeId) -> bool {
-        self.net.both_up(a, b)
-    }
-
-    fn pinging(&self, server: NodeId, client: NodeId, session: SessionId) -> bool {
-        match client {
-            NodeId::Broker(b) => {
-                self.brokers
-                    .get(&b)
-                    .is_some_and(|br| br.alive && br.zk.session == Some(session) && br.zk.server() == server)
-                    && self.net.is_up(client, server)
-            }
-            _ => false,
-        }
     }
 }
