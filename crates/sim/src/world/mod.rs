@@ -23,7 +23,6 @@ use crate::consumer::Consumer;
 use crate::effects::{Effect, Outbox, Timer};
 use crate::event::{Delivery, Event, EventKind, Outcome};
 use crate::ids::{BrokerId, NodeId};
-use crate::kraft::Kraft;
 use crate::limits::Limits;
 use crate::message::{Message, Payload};
 use crate::network::Network;
@@ -162,11 +161,6 @@ impl World {
     /// All consumers.
     pub fn consumers(&self) -> impl Iterator<Item = &Consumer> {
         self.consumers.values().map(|c| &**c)
-    }
-
-    /// The quorum, in `kraft` mode.
-    pub fn kraft(&self) -> Option<&Kraft> {
-        self.plane.kraft()
     }
 
     /// The network.

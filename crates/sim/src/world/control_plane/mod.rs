@@ -12,11 +12,14 @@ mod zookeeper;
 use super::step_log::StepLog;
 use super::{DropReason, World};
 use crate::alerts::{self, Alert};
+use crate::broker::Broker;
 use crate::command::Command;
 use crate::effects::Timer;
-use crate::ids::NodeId;
+use crate::ids::{BrokerId, NodeId};
 use crate::kraft::Kraft;
 use crate::message::Message;
+use crate::mode::ControlPlaneKind;
+use crate::scenario::Config;
 use crate::vec_map::VecMap;
 use crate::zookeeper::Role;
 use crate::zookeeper::{DataTree, ZkServerNode};
@@ -33,6 +36,15 @@ pub enum ControlPlane {
 }
 
 impl ControlPlane {
+    /// The control plane of the steady state `cfg` describes, built once for its behaviour, with
+    /// the brokers as it leaves them (see `build.rs`).
+    pub(in crate::world) fn steady_state(cfg: &Config) -> (ControlPlane, VecMap<BrokerId, Rc<Broker>>) {
+        match cfg.behaviour().control_plane {
+            ControlPlaneKind::ZooKeeper => zookeeper::steady_state(cfg),
+            ControlPlaneKind::Kraft => kraft::steady_state(cfg),
+        }
+    }
+
     /// The ZooKeeper data tree, when the control plane is ZooKeeper: the leader's replica (the
     /// first server's while none leads).
     pub fn zk(&self) -> Option<&DataTree> {
@@ -80,6 +92,11 @@ impl ControlPlane {
 }
 
 impl World {
+    /// The quorum, in `kraft` mode.
+    pub fn kraft(&self) -> Option<&Kraft> {
+        self.plane.kraft()
+    }
+
     /// Whether the control plane knows node `n` (a command naming it is valid). In KRaft a fault
     /// naming one of the scenario's ZooKeeper servers (or `zk`) applies to the voters (see
     /// `apply_kraft`), so a scenario's faults run unchanged in every mode.
