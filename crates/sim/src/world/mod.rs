@@ -528,7 +528,7 @@ impl World {
 
     fn deliver_to_broker(&mut self, b: BrokerId, m: Message, log: &mut StepLog) {
         let from = m.from;
-        if from.is_zk() && from != self.zk_server_of(b) {
+        if self.brokers[&b].zk.ignores(from) {
             log.set_line(|| {
                 format!(
                     "{} ← {from}: {label} (from a server it no longer talks to; ignored)",
