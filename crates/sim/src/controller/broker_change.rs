@@ -144,7 +144,7 @@ impl Controller {
             }
         }
         self.flush(io);
-        self.then(election::Step::TriggerOnline);
+        self.then(Controller::trigger_online(io));
     }
 
     /// `onBrokerFailure` → `onReplicasBecomeOffline`: partitions whose *cached* leader died go
@@ -177,7 +177,7 @@ impl Controller {
                 }
             )
         });
-        let mut steps = alloc::vec![election::Step::TriggerOnline.into()];
+        let mut steps = alloc::vec![Controller::trigger_online(io)];
         // 1.1.0+ (batched_isr_removal): one batch per dead replica, see batch_isr.rs.
         let batched = io.cfg.behaviour().batched_isr_removal;
         let mut batches: VecMap<BrokerId, Vec<TopicPartition>> = Default::default();
