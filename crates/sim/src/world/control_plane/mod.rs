@@ -97,6 +97,14 @@ impl World {
         self.plane.kraft()
     }
 
+    /// The control plane's nodes, in id order: the ZooKeeper servers, or the KRaft voters.
+    pub fn plane_nodes(&self) -> Vec<NodeId> {
+        match &self.plane {
+            ControlPlane::ZooKeeper(z) => z.keys().copied().collect(),
+            ControlPlane::Kraft(k) => k.voters.keys().map(|v| NodeId::Voter(*v)).collect(),
+        }
+    }
+
     /// Whether the control plane knows node `n` (a command naming it is valid). In KRaft a fault
     /// naming one of the scenario's ZooKeeper servers (or `zk`) applies to the voters (see
     /// `apply_kraft`), so a scenario's faults run unchanged in every mode.
