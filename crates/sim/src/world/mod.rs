@@ -465,10 +465,9 @@ impl World {
 
     fn deliver(&mut self, m: Message) -> StepLog {
         let render = self.render;
-        let m = match self.plane_hold(m) {
-            Ok(log) => return log,
-            Err(m) => m,
-        };
+        if self.plane_holds(&m) {
+            return self.zk_hold(m);
+        }
         if let Some(reason) = self.drop_reason(&m) {
             let mut log = StepLog::new(render, m.to, EventKind::MessageDropped, || {
                 let reason = match reason {

@@ -40,8 +40,8 @@ impl ControlPlane {
     /// the brokers as it leaves them (see `build.rs`).
     pub(in crate::world) fn steady_state(cfg: &Config) -> (ControlPlane, VecMap<BrokerId, Rc<Broker>>) {
         match cfg.behaviour().control_plane {
-            ControlPlaneKind::ZooKeeper => zookeeper::steady_state(cfg),
-            ControlPlaneKind::Kraft => kraft::steady_state(cfg),
+            ControlPlaneKind::ZooKeeper => super::build::zookeeper_steady_state(cfg),
+            ControlPlaneKind::Kraft => super::build::kraft_steady_state(cfg),
         }
     }
 
@@ -127,12 +127,12 @@ impl World {
         }
     }
 
-    /// A message about to be delivered that the plane holds instead (`Ok`: the step that held
-    /// it): ZooKeeper's packets between two servers while their link is stalled.
-    pub(in crate::world) fn plane_hold(&mut self, m: Message) -> Result<StepLog, Message> {
+    /// Whether the plane holds a message about to be delivered instead (the world then hands it
+    /// to [`World::zk_hold`]): ZooKeeper's packets between two servers while their link is stalled.
+    pub(in crate::world) fn plane_holds(&self, m: &Message) -> bool {
         match self.plane {
-            ControlPlane::ZooKeeper(_) => self.zk_hold(m),
-            ControlPlane::Kraft(_) => Err(m),
+            ControlPlane::ZooKeeper(_) => self.zk_holds(m),
+            ControlPlane::Kraft(_) => false,
         }
     }
 
