@@ -325,14 +325,13 @@ impl Model {
         self.captions = Rc::new(resolve_captions(tl.scenario(), &self.events, self.forked_at, self.mode));
     }
 
-    /// Loads a scenario in the behaviour it names (a built-in such as `controller-moved`, or a
-    /// file saved by the playground), else in the current one (legacy if the current one was only
-    /// the previous scenario's own); a refused scenario changes nothing.
+    /// Loads a scenario in the behaviour the core opens it in
+    /// ([`splitbrain_sim::share::opening_mode`]); a refused scenario changes nothing.
     fn load_in_own_mode(&mut self, s: Result<Scenario, String>, name: String, what: &str) {
-        let (old, saved) = (self.mode, s.as_ref().ok().and_then(|s| s.mode));
-        // A mode the previous scenario chose for itself does not stick to the next one.
-        let carried = if self.tl.borrow().scenario().mode == Some(old) { Mode::default() } else { old };
-        self.mode = saved.unwrap_or(carried);
+        let old = self.mode;
+        if let Ok(next) = &s {
+            self.mode = splitbrain_sim::share::opening_mode(next, self.tl.borrow().scenario(), old);
+        }
         self.load(s, name, None, what);
         if self.notice.as_ref().map(|n| n.error).unwrap_or(false) {
             self.mode = old;
