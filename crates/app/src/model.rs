@@ -176,7 +176,7 @@ fn builtin_scenario(name: &str) -> Result<Scenario, String> {
 }
 
 /// A scenario that any version of the core accepts, used only when every built-in fails.
-const FALLBACK_JSON: &str = r#"{"name":"empty","description":"Three brokers and no faults (every built-in failed to load).","cluster":{"brokers":[1,2,3]},"consumers":[{"id":1,"group":"payments-group"}]}"#;
+const FALLBACK_JSON: &str = r#"{"name":"empty","description":"Three brokers and no faults (every built-in failed to load).","cluster":{"brokers":[1,2,3]}}"#;
 
 /// The captions of `mode` resolved to their steps (the core's [`Scenario::caption_steps`]).
 pub fn resolve_captions(scenario: &Scenario, events: &[Event], until: Option<usize>, mode: Mode) -> Vec<StepCaption> {
@@ -630,6 +630,15 @@ mod tests {
         let mut s = builtin_scenario("seed-incident").unwrap();
         s.end_ms = Some(1_000_000_000_000_000);
         s
+    }
+
+    /// The scenario used when every built-in fails is valid and builds (it names no group: the
+    /// page writes no Kafka group or topic of its own).
+    #[test]
+    fn the_fallback_scenario_builds() {
+        let s = Scenario::from_json(FALLBACK_JSON).expect("valid");
+        assert!(s.consumers.is_empty());
+        assert!(Timeline::new(s, None).is_ok());
     }
 
     /// A permalink carrying a run without end opens at once: one slice computed, not the future;
