@@ -462,7 +462,7 @@ pub struct Summary {
 
 impl World {
     /// A znode, when the control plane is ZooKeeper.
-    fn znode(&self, path: &str) -> Option<&crate::zookeeper::Znode> {
+    pub(crate) fn znode(&self, path: &str) -> Option<&crate::zookeeper::Znode> {
         self.zk()?.get(path)
     }
 
@@ -481,24 +481,7 @@ impl World {
 
     /// The partition table as ZooKeeper holds it (in `kraft` mode: the committed metadata).
     pub fn partition_views(&self) -> Vec<PartitionView> {
-        if let Some(k) = self.kraft() {
-            return k.image().partitions.iter().map(|(tp, p)| PartitionView::from(p.info(tp))).collect();
-        }
-        self.config()
-            .assignment
-            .iter()
-            .map(|(tp, replicas)| {
-                let (s, v) = match self.znode(&tp.state_path()) {
-                    Some(n) => match &n.data {
-                        ZData::PartitionState { state } => (Some(state.clone()), n.stat.version),
-                        _ => (None, n.stat.version),
-                    },
-                    None => (None, -1),
-                };
-                let s = s.unwrap_or(LeaderIsr { leader: -1, leader_epoch: -1, isr: Vec::new(), controller_epoch: -1 });
-                PartitionView::from(crate::message::PartitionStateInfo::new(tp, &s, v, replicas.clone()))
-            })
-            .collect()
+        self.plane_partition_states().into_iter().map(PartitionView::from).collect()
     }
 
     /// Consumers.
@@ -563,26 +546,7 @@ impl World {
         let consumers = self.consumer_views();
         let watched = consumers.first().map(ConsumerView::coordinator_tp);
         let mut nodes = Vec::new();
-        if let Some(k) = self.kraft() {
-            for v in k.voters.values() {
-                nodes.push(NodeView {
-                    id: NodeId::Voter(v.id),
-                    kind: NodeKind::Voter,
-                    label: format!("controller q{}", v.id),
-                    alive: v.alive,
-                    status: if v.alive { NodeStatus::Voter(v.role) } else { NodeStatus::Down },
-                    session_id: None,
-                    zk_controller: false,
-                    acting_controller: v.alive && v.role == crate::kraft::Role::Leader,
-                    controller_epoch: v.epoch as i32,
-                    leads: Vec::new(),
-                    controller_queue: alloc::vec![format!("log {} · committed {}", v.log.len(), v.commit)],
-                    controller_waiting: None,
-                    zk_server: None,
-                    leads_watched: false,
-                });
-            }
-        }
+        nodes.extend(self.plane_voter_views());
         let zk_servers = self.zk_server_views();
         for z in &zk_servers {
             nodes.push(NodeView {
@@ -638,7 +602,7 @@ impl World {
                         .as_ref()
                         .map(|s| format!("{} (deadlocked on the ZooKeeper client's lock)", s.call))
                 }),
-                zk_server: if self.kraft().is_none() { Some(b.zk.server()) } else { None },
+                zk_server: self.plane_client_server(b),
                 leads_watched: b.alive
                     && watched.as_ref().is_some_and(|w| b.partitions.get(w).is_some_and(|p| p.is_leader)),
             });
@@ -691,22 +655,7 @@ impl World {
             }
         }
         let mut zk_tree: Vec<ZnodeView> = Vec::new();
-        if let Some(k) = self.kraft() {
-            let leader = k.voters.values().max_by_key(|v| (v.commit, v.epoch)).expect("voters");
-            let from = leader.log.len().saturating_sub(40);
-            for (i, e) in leader.log.iter().enumerate().skip(from) {
-                zk_tree.push(ZnodeView {
-                    path: format!(
-                        "/__cluster_metadata/{i:05}{}",
-                        if i < leader.commit { "" } else { " (uncommitted)" }
-                    ),
-                    data: e.record.describe(),
-                    version: e.epoch as i32,
-                    ephemeral_owner: None,
-                    partition: None,
-                });
-            }
-        }
+        zk_tree.extend(self.plane_log_entries());
         let zk_tree_zk = self
             .zk()
             .into_iter()
@@ -797,11 +746,8 @@ impl World {
             acting_controllers,
             finished: self.finished(),
             watched,
-            metadata: if self.kraft().is_some() { MetadataStore::MetadataLog } else { MetadataStore::ZooKeeper },
-            quorum_leader: self
-                .kraft()
-                .and_then(|k| k.voters.values().find(|v| v.alive && v.role == crate::kraft::Role::Leader))
-                .map(|v| NodeId::Voter(v.id)),
+            metadata: self.plane_metadata(),
+            quorum_leader: self.plane_quorum_leader(),
             headline,
         }
     }

@@ -7,6 +7,7 @@
 //! KRaft's is [`kraft`]; the world's router calls only this file's `plane_*` methods, and nothing
 //! outside `control_plane`, `crate::kraft` and `crate::mode` should ask which plane runs.
 mod kraft;
+mod view;
 mod zookeeper;
 
 use super::step_log::StepLog;
