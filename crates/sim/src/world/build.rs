@@ -2,7 +2,7 @@
 //! controller with a loaded context, every partition led by its first replica, each consumer
 //! stable in its group. The control plane is built once for the behaviour: ZooKeeper's tree with
 //! its sessions, ephemerals and watches, or a KRaft quorum with every broker's metadata image.
-use super::{ControlPlane, Item, World};
+use super::{Item, World};
 use crate::alerts;
 use crate::broker::Broker;
 use crate::consumer::Consumer;
@@ -40,7 +40,7 @@ impl World {
         let mut cfg = scenario.config()?;
         cfg.mode = mode;
         let net = Network::new(&cfg.nodes(), &cfg.latency);
-        let (plane, brokers) = ControlPlane::steady_state(&cfg);
+        let (plane, brokers) = Self::plane_steady_state(&cfg);
         let mut consumers = VecMap::new();
         for c in &cfg.consumers {
             let p = crate::consumer::coordinator_partition(&c.group, cfg.offsets_partitions);
@@ -111,7 +111,7 @@ fn running_broker(cfg: &Config, b: BrokerId) -> Broker {
 /// assignments and partition states; every broker watches `/controller`, and the controller also
 /// watches `/brokers/ids`, `/isr_change_notification` and `/brokers/topics`, with its context
 /// loaded and both state machines Online.
-pub(super) fn zookeeper_steady_state(cfg: &Config) -> (ControlPlane, VecMap<BrokerId, Rc<Broker>>) {
+pub(super) fn zookeeper_steady_state(cfg: &Config) -> (VecMap<NodeId, ZkServerNode>, VecMap<BrokerId, Rc<Broker>>) {
     let mut zk = DataTree::new();
     let epoch = cfg.controller_epoch;
     zk.seed_node("/controller_epoch", ZData::ControllerEpoch { epoch }, None);
@@ -200,12 +200,12 @@ pub(super) fn zookeeper_steady_state(cfg: &Config) -> (ControlPlane, VecMap<Brok
         }
         servers.insert(id, z);
     }
-    (ControlPlane::ZooKeeper(Rc::new(servers)), brokers)
+    (servers, brokers)
 }
 
 /// KRaft: the quorum with its committed metadata log, and every broker having published the
 /// image it describes. Brokers hold no ZooKeeper session and run no controller.
-pub(super) fn kraft_steady_state(cfg: &Config) -> (ControlPlane, VecMap<BrokerId, Rc<Broker>>) {
+pub(super) fn kraft_steady_state(cfg: &Config) -> (Kraft, VecMap<BrokerId, Rc<Broker>>) {
     let quorum = Kraft::new(cfg);
     let img = quorum.image().clone();
     let mut brokers = VecMap::new();
@@ -214,5 +214,5 @@ pub(super) fn kraft_steady_state(cfg: &Config) -> (ControlPlane, VecMap<BrokerId
         br.load_metadata_image(&img);
         brokers.insert(b, Rc::new(br));
     }
-    (ControlPlane::Kraft(Rc::new(quorum)), brokers)
+    (quorum, brokers)
 }

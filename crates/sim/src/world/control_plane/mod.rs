@@ -37,15 +37,6 @@ pub enum ControlPlane {
 }
 
 impl ControlPlane {
-    /// The control plane of the steady state `cfg` describes, built once for its behaviour, with
-    /// the brokers as it leaves them (see `build.rs`).
-    pub(in crate::world) fn steady_state(cfg: &Config) -> (ControlPlane, VecMap<BrokerId, Rc<Broker>>) {
-        match cfg.behaviour().control_plane {
-            ControlPlaneKind::ZooKeeper => super::build::zookeeper_steady_state(cfg),
-            ControlPlaneKind::Kraft => super::build::kraft_steady_state(cfg),
-        }
-    }
-
     /// The ZooKeeper data tree, when the control plane is ZooKeeper: the leader's replica (the
     /// first server's while none leads).
     pub fn zk(&self) -> Option<&DataTree> {
@@ -93,6 +84,21 @@ impl ControlPlane {
 }
 
 impl World {
+    /// The control plane of the steady state `cfg` describes, built once for its behaviour, with
+    /// the brokers as it leaves them (see `build.rs`).
+    pub(in crate::world) fn plane_steady_state(cfg: &Config) -> (ControlPlane, VecMap<BrokerId, Rc<Broker>>) {
+        match cfg.behaviour().control_plane {
+            ControlPlaneKind::ZooKeeper => {
+                let (servers, brokers) = super::build::zookeeper_steady_state(cfg);
+                (ControlPlane::ZooKeeper(Rc::new(servers)), brokers)
+            }
+            ControlPlaneKind::Kraft => {
+                let (quorum, brokers) = super::build::kraft_steady_state(cfg);
+                (ControlPlane::Kraft(Rc::new(quorum)), brokers)
+            }
+        }
+    }
+
     /// The quorum, in `kraft` mode.
     pub fn kraft(&self) -> Option<&Kraft> {
         self.plane.kraft()
