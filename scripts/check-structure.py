@@ -223,6 +223,35 @@ def cycles(graph):
     return found
 
 
+def circles(graph, comp):
+    """The shortest circle through each module of a strongly connected component, without
+    repeats: what to cut, where `cycles` gives only the whole knot."""
+    inside = set(comp)
+    found = []
+    for start in sorted(comp):
+        prev, queue, seen = {}, [start], {start}
+        while queue:
+            v = queue.pop(0)
+            if v != start and start in graph[v]:
+                path = [v]
+                while path[-1] != start:
+                    path.append(prev[path[-1]])
+                path.reverse()
+                break
+            for w in sorted(graph[v] & inside):
+                if w not in seen:
+                    seen.add(w)
+                    prev[w] = v
+                    queue.append(w)
+        else:
+            continue
+        i = path.index(min(path))
+        path = path[i:] + path[:i]
+        if path not in found:
+            found.append(path)
+    return found
+
+
 def import_cycles(root, skip_dirs=None):
     """The import cycles among the modules under `root`, each a sorted list of module paths."""
     return cycles(deps(modules(root, skip_dirs)))
@@ -231,11 +260,19 @@ def import_cycles(root, skip_dirs=None):
 def main():
     files = modules(ROOT)
     problems = []
-    for c in cycles(deps(files)):
-        problems.append("import cycle between modules: " + " <-> ".join(c))
+    graph = deps(files)
+    for c in cycles(graph):
+        shortest = circles(graph, c)
+        problems.append("import cycle between modules: " + " <-> ".join(c) + "".join(
+            "\n  circle: " + " -> ".join(k + k[:1]) for k in shortest
+        ))
     app = modules(APP) if os.path.isdir(APP) else {}
-    for c in cycles(deps(app)):
-        problems.append("import cycle between the web app's modules: " + " <-> ".join(c))
+    graph = deps(app)
+    for c in cycles(graph):
+        shortest = circles(graph, c)
+        problems.append("import cycle between the web app's modules: " + " <-> ".join(c) + "".join(
+            "\n  circle: " + " -> ".join(k + k[:1]) for k in shortest
+        ))
     files.pop("", None)
     app.pop("", None)
     variant = re.compile(r"\bMode::(Legacy|Kafka11|Fenced|Kraft)\b")

@@ -71,6 +71,8 @@ class PlantedCircles(unittest.TestCase):
             }
         ) as t:
             self.assertEqual(t.cycles(), [["p::q::r", "p::s"]])
+            g = t.graph()
+            self.assertEqual(cs.circles(g, ["p::q::r", "p::s"]), [["p::q::r", "p::s"]])
 
     def test_self_and_bare_child_in_a_folder_module(self):
         with Tree(
