@@ -195,7 +195,7 @@ impl Controller {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::controller::election::remove_from_isr;
+    use crate::controller::remove_isr::remove_from_isr;
     use alloc::vec;
 
     fn li(leader: BrokerId, epoch: i32, isr: &[BrokerId]) -> LeaderIsr {

@@ -28,8 +28,10 @@
 //! response — so one behaviour reads top to bottom:
 //! - `failover.rs`: `elect`, `onControllerFailover`, `maybeResign` / controller moved;
 //! - `election.rs`: `triggerOnlinePartitionStateChange`, `electLeaderForPartition` and the pure
-//!   `OfflinePartitionLeaderSelector`, plus `checkLeaderAndIsrZkData`;
-//! - `broker_change.rs`: `BrokerChange`, `onBrokerStartup`, `onBrokerFailure`, `removeReplicaFromIsr`;
+//!   `OfflinePartitionLeaderSelector`;
+//! - `broker_change.rs`: `BrokerChange`, `onBrokerStartup`, `onBrokerFailure`;
+//! - `remove_isr.rs`: 1.0's `removeReplicaFromIsr` and its pure arithmetic;
+//! - both conditional leader-and-ISR writes end with `checkLeaderAndIsrZkData`, [`write_landed`];
 //! - `isr_notification.rs`: `IsrChangeNotification`;
 //! - `requests.rs`: `ControllerBrokerRequestBatch`;
 //! - `batch_election.rs`, `batch_isr.rs`: 1.1.0/2.1.0's `doElectLeaderForPartitions` and
@@ -43,6 +45,7 @@ mod failover;
 mod isr_notification;
 pub mod partition_state;
 mod register;
+mod remove_isr;
 pub mod replica_state;
 mod requests;
 #[cfg(test)]
@@ -245,6 +248,7 @@ enum Step {
     Failover(failover::Step),
     Election(election::Step),
     BrokerChange(broker_change::Step),
+    RemoveIsr(remove_isr::Step),
     IsrNotification(isr_notification::Step),
     BatchElection(batch_election::Step),
     BatchIsr(batch_isr::Step),
@@ -264,6 +268,7 @@ impl Step {
             Step::Failover(s) => s.name(),
             Step::Election(s) => s.name(),
             Step::BrokerChange(s) => s.name(),
+            Step::RemoveIsr(s) => s.name(),
             Step::IsrNotification(s) => s.name(),
             Step::BatchElection(s) => s.name(),
             Step::BatchIsr(s) => s.name(),
@@ -290,6 +295,12 @@ impl From<election::Step> for Step {
 impl From<broker_change::Step> for Step {
     fn from(s: broker_change::Step) -> Self {
         Step::BrokerChange(s)
+    }
+}
+
+impl From<remove_isr::Step> for Step {
+    fn from(s: remove_isr::Step) -> Self {
+        Step::RemoveIsr(s)
     }
 }
 
@@ -350,7 +361,7 @@ impl Job {
     pub fn writing(&self) -> Vec<TopicPartition> {
         match self.waiting.as_ref() {
             Some(Step::Election(s)) => s.writing().into_iter().cloned().collect(),
-            Some(Step::BrokerChange(s)) => s.writing().into_iter().cloned().collect(),
+            Some(Step::RemoveIsr(s)) => s.writing().into_iter().cloned().collect(),
             Some(Step::BatchElection(s)) => s.writing(),
             Some(Step::BatchIsr(s)) => s.writing(),
             _ => Vec::new(),
@@ -567,6 +578,7 @@ impl Controller {
             Step::Failover(s) => s.request(self, io),
             Step::Election(s) => s.request(self, io),
             Step::BrokerChange(s) => s.request(self, io),
+            Step::RemoveIsr(s) => s.request(self, io),
             Step::IsrNotification(s) => s.request(self, io),
             Step::BatchElection(s) => s.request(self, io),
             Step::BatchIsr(s) => s.request(self, io),
@@ -646,6 +658,7 @@ impl Controller {
             Step::Failover(s) => s.on_response(self, result, io),
             Step::Election(s) => s.on_response(self, result, io),
             Step::BrokerChange(s) => s.on_response(self, result, io),
+            Step::RemoveIsr(s) => s.on_response(self, result, io),
             Step::IsrNotification(s) => s.on_response(self, result, io),
             Step::Register(s) => s.on_response(self, result, io),
             // Batch steps wait on pipelined requests; local steps never wait on ZooKeeper.
@@ -852,6 +865,13 @@ fn parse_state(result: &ZkResult) -> Option<(LeaderIsr, i32)> {
         ZkResult::Data { data: ZData::PartitionState { state }, stat } => Some((state.clone(), stat.version)),
         _ => None,
     }
+}
+
+/// `ReplicationUtils.checkLeaderAndIsrZkData` (1.0): after a conditional leader-and-ISR write
+/// failed with `BADVERSION`, read the state znode again; if it holds exactly what was meant (a
+/// retried write may already have landed), the write counts, at the version read.
+fn write_landed(result: &ZkResult, intended: LeaderIsr) -> Option<(LeaderIsr, i32)> {
+    parse_state(result).filter(|(s, _)| *s == intended)
 }
 
 /// `getAllBrokersInCluster`: ids whose registration could be read (others silently dropped).
