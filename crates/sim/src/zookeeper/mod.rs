@@ -5,11 +5,13 @@
 //! session expiry — is the sans-IO node in [`server`]: sessions are expired only by the server, and a
 //! client cut off from ZooKeeper cannot learn it has expired until it reconnects (ZooKeeper
 //! programmer's guide, "Sessions"; ZOOKEEPER-688).
+pub mod proto;
 pub mod quorum;
 pub mod server;
 pub mod session_tracker;
 
-pub use quorum::{relayed_touches, Origin, PeerMsg, Role, Txn};
+pub use proto::{Origin, PeerMsg, Role, Txn};
+pub use quorum::relayed_touches;
 pub use server::{ClientLink, ClientLinks, ZkServerNode};
 pub use session_tracker::SessionTracker;
 

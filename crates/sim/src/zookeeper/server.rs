@@ -33,7 +33,7 @@
 //! server is held there. A client "pinging" a server is read from [`ClientLinks`] at the moment
 //! the server looks (a live, connected client is heard continuously). Expirer timers exist only
 //! for sessions that stopped being touched, so an idle ensemble schedules nothing.
-use super::quorum::{Origin, PeerMsg, Role, Txn};
+use super::proto::{Origin, PeerMsg, Role, Txn, FINALIZE_WAIT_MS};
 use super::session_tracker::SessionTracker;
 use super::{result_summary, DataTree, MultiOp, SessionId, WatchEvent, ZData, ZkOp, ZkResult};
 use crate::effects::{Outbox, Timer};
@@ -172,7 +172,7 @@ impl ZkServerNode {
             since: now,
             synced: true,
             votes: VecMap::new(),
-            not_timeout: super::quorum::FINALIZE_WAIT_MS,
+            not_timeout: FINALIZE_WAIT_MS,
             round: 0,
             tree,
         };
