@@ -20,10 +20,11 @@
 //! RSM:389-391); 1.0's INFO "New leader and ISR for partition …" is gone. The model adds the
 //! written state and, when the cache disagreed with ZooKeeper, why no election ran.
 use super::{parse_state, Controller, ControllerIo, Exec};
-use crate::controller::leader_isr_json;
 use crate::event::EventKind;
 use crate::ids::{BrokerId, TopicPartition, NO_LEADER};
-use crate::zookeeper::{LeaderIsr, ZData, ZkError, ZkOp, ZkResult};
+use crate::znodes::leader_isr_json;
+use crate::znodes::{LeaderIsr, ZData};
+use crate::zookeeper::ops::{ZkError, ZkOp, ZkResult};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;

@@ -11,7 +11,7 @@ use crate::event::EventKind;
 use crate::ids::{fmt_ids, BrokerId, TopicPartition};
 use crate::mark::Mark;
 use crate::vec_map::VecMap;
-use crate::zookeeper::{ZkOp, ZkResult};
+use crate::zookeeper::ops::{ZkOp, ZkResult};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;

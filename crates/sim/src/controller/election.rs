@@ -15,13 +15,14 @@
 //! Leader selection is a pure function, `OfflinePartitionLeaderSelector.selectLeader`, kept apart
 //! from the I/O that surrounds it so it can be tested on its own.
 use super::{parse_state, write_landed, Cached, Controller, ControllerIo, Exec, Step as AnyStep};
-use crate::controller::leader_isr_json;
 use crate::controller::partition_state::PartitionState;
 use crate::event::EventKind;
 use crate::ids::{fmt_ids, BrokerId, TopicPartition};
 use crate::mark::Mark;
 use crate::vec_map::VecSet;
-use crate::zookeeper::{LeaderIsr, ZData, ZkOp, ZkResult};
+use crate::znodes::leader_isr_json;
+use crate::znodes::{LeaderIsr, ZData};
+use crate::zookeeper::ops::{ZkOp, ZkResult};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;

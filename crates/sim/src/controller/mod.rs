@@ -53,12 +53,13 @@ mod tests;
 
 use crate::effects::{Line, Outbox};
 use crate::event::EventKind;
-use crate::ids::{fmt_ids, BrokerId, TopicPartition};
+use crate::ids::{BrokerId, TopicPartition};
 use crate::mark::Mark;
 use crate::scenario::Config;
 use crate::vec_map::{VecMap, VecSet};
 use crate::zk_client::{Purpose, ZkClient};
-use crate::zookeeper::{LeaderIsr, MultiOp, Stat, ZData, ZkOp, ZkResult};
+use crate::znodes::{LeaderIsr, ZData};
+use crate::zookeeper::ops::{MultiOp, Stat, ZkOp, ZkResult};
 use alloc::collections::VecDeque;
 use alloc::format;
 use alloc::rc::Rc;
@@ -885,16 +886,6 @@ fn readable_brokers(paths: &[String], result: &ZkResult) -> VecSet<BrokerId> {
         }
     }
     live
-}
-
-/// `LeaderAndIsr.toString` in 1.0.
-pub fn leader_isr_json(s: &LeaderIsr) -> String {
-    format!(
-        "{{\"leader\":{},\"leader_epoch\":{},\"isr\":[{}]}}",
-        s.leader,
-        s.leader_epoch,
-        fmt_ids(s.isr.iter().copied())
-    )
 }
 
 fn short_list(tps: &[TopicPartition]) -> String {

@@ -4,7 +4,7 @@
 //! never elected again by a broker startup.
 use crate::ids::BrokerId;
 use crate::vec_map::VecSet;
-use crate::zookeeper::LeaderIsr;
+use crate::znodes::LeaderIsr;
 use serde::{Deserialize, Serialize};
 
 /// `PartitionState`.

@@ -9,12 +9,13 @@
 //!
 //! The arithmetic is a pure function, [`remove_from_isr`], tested on its own.
 use super::{parse_state, write_landed, Cached, Controller, ControllerIo, Exec};
-use crate::controller::leader_isr_json;
 use crate::controller::replica_state::ReplicaState;
 use crate::event::EventKind;
 use crate::ids::{fmt_ids, BrokerId, TopicPartition, NO_LEADER};
 use crate::mark::Mark;
-use crate::zookeeper::{LeaderIsr, ZData, ZkOp, ZkResult};
+use crate::znodes::leader_isr_json;
+use crate::znodes::{LeaderIsr, ZData};
+use crate::zookeeper::ops::{ZkOp, ZkResult};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;

@@ -5,8 +5,9 @@
 use crate::ids::{BrokerId, NodeId};
 use crate::kraft::{Image, Kraft};
 use crate::vec_map::VecMap;
-use crate::zookeeper::Role;
-use crate::zookeeper::{DataTree, ZkServerNode};
+use crate::zookeeper::data_tree::DataTree;
+use crate::zookeeper::proto::Role;
+use crate::zookeeper::server::ZkServerNode;
 use alloc::rc::Rc;
 
 /// The control plane of a run.

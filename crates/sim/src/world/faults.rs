@@ -14,7 +14,7 @@ use crate::kraft::{self, Image};
 use crate::sorted::CollectOrdered;
 use crate::vec_map::VecMap;
 use crate::zk_client::ConnState;
-use crate::zookeeper::ClientLink;
+use crate::zookeeper::server::ClientLink;
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;

@@ -29,7 +29,10 @@ use crate::scenario::{Config, Mode};
 use crate::sched::Queue;
 use crate::sorted::CollectOrdered;
 use crate::vec_map::VecMap;
-use crate::zookeeper::{result_summary, ClientLinks, DataTree, SessionId, ZkServerNode};
+use crate::zookeeper::data_tree::DataTree;
+use crate::zookeeper::ops::result_summary;
+use crate::zookeeper::server::{ClientLinks, ZkServerNode};
+use crate::zookeeper::session::SessionId;
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -348,7 +351,7 @@ impl World {
                 // leads), found with its server in one pass.
                 let (server, node) = servers
                     .iter()
-                    .find(|(_, s)| s.role() == crate::zookeeper::Role::Leading)
+                    .find(|(_, s)| s.role() == crate::zookeeper::proto::Role::Leading)
                     .or_else(|| servers.iter().next())
                     .expect("a ZooKeeper plane has a server");
                 let tree = node.tree();
@@ -995,16 +998,18 @@ impl World {
     fn relay_idle(&self) -> bool {
         let Some(servers) = self.plane.zk_servers() else { return true };
         let links = ZkLinks { net: &self.net, brokers: &self.brokers };
-        crate::zookeeper::relayed_touches(servers, &links).into_iter().all(|(l, t)| !servers[&l].touches_changed(&t))
+        crate::zookeeper::quorum::relayed_touches(servers, &links)
+            .into_iter()
+            .all(|(l, t)| !servers[&l].touches_changed(&t))
     }
 
     /// The implicit PING round: each leader learns which sessions' touches reach it now
-    /// ([`crate::zookeeper::relayed_touches`]); only a change runs its handler.
+    /// ([`crate::zookeeper::quorum::relayed_touches`]); only a change runs its handler.
     pub(crate) fn sync_zk_relay(&mut self, log: &mut StepLog) {
         let relays = match self.plane.zk_servers() {
             Some(servers) => {
                 let links = ZkLinks { net: &self.net, brokers: &self.brokers };
-                crate::zookeeper::relayed_touches(servers, &links)
+                crate::zookeeper::quorum::relayed_touches(servers, &links)
                     .into_iter()
                     .filter(|(l, t)| servers[l].touches_changed(t))
                     .collect()
@@ -1020,7 +1025,7 @@ impl World {
 /// What [`ZkLinks::pinging`] reads of a broker: whether it runs, its session and the server it
 /// talks to (a derived cache of its state, deciding nothing the state does not).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct RelayKey(bool, Option<crate::zookeeper::SessionId>, NodeId);
+pub(crate) struct RelayKey(bool, Option<crate::zookeeper::session::SessionId>, NodeId);
 
 impl RelayKey {
     fn of(b: &Broker) -> Self {

@@ -3,7 +3,9 @@
 //! the packets between servers ([`PeerMsg`]), with `FastLeaderElection`'s timing constants. The
 //! protocol's behaviour is in [`super::quorum`]; this leaf names no node, so the server, its
 //! quorum half and the world's message type (`message::Payload::Peer`) can all read it.
-use super::{DataTree, SessionId, ZkError, ZkOp};
+use super::data_tree::DataTree;
+use super::ops::{ZkError, ZkOp};
+use super::session::SessionId;
 use crate::ids::NodeId;
 use alloc::boxed::Box;
 use alloc::format;

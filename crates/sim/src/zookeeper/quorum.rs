@@ -47,9 +47,11 @@
 //! * A cut link between two servers is a stalled TCP connection: the world holds its packets in
 //!   order and delivers them when it heals; a packet of a connection one side has since closed
 //!   (another epoch, or a server that is no longer following the sender) is discarded.
+use super::ops::{ZkError, ZkResult};
 use super::proto::{Origin, PeerMsg, Role, Txn, FINALIZE_WAIT_MS, MAX_NOTIFICATION_INTERVAL_MS};
 use super::server::{ClientLinks, ZkServerNode};
-use super::{SessionId, ZkError};
+use super::session::SessionId;
+use super::session_tracker::SessionTracker;
 use crate::effects::{Outbox, Timer};
 use crate::event::EventKind;
 use crate::ids::NodeId;
@@ -146,7 +148,7 @@ impl ZkServerNode {
                             code.name()
                         )
                     });
-                    let result = super::ZkResult::Error { code: *code };
+                    let result = ZkResult::Error { code: *code };
                     out.send(o.client, Payload::ZkResponse { session: *session, xid: o.xid, result });
                 }
             }
@@ -372,7 +374,7 @@ impl ZkServerNode {
         self.heard.clear();
         self.synced = false;
         self.since = now;
-        self.tracker = super::SessionTracker::new(self.tick_ms);
+        self.tracker = SessionTracker::new(self.tick_ms);
         self.buckets.clear();
         self.relay.clear();
         self.stalled.clear();
@@ -484,7 +486,9 @@ pub fn relayed_touches(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::zookeeper::{DataTree, ZData, ZkOp};
+    use crate::znodes::ZData;
+    use crate::zookeeper::data_tree::DataTree;
+    use crate::zookeeper::ops::ZkOp;
     use alloc::rc::Rc;
     use alloc::vec;
 

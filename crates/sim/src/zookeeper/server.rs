@@ -33,15 +33,19 @@
 //! server is held there. A client "pinging" a server is read from [`ClientLinks`] at the moment
 //! the server looks (a live, connected client is heard continuously). Expirer timers exist only
 //! for sessions that stopped being touched, so an idle ensemble schedules nothing.
+use super::data_tree::DataTree;
+use super::ops::{result_summary, MultiOp, ZkOp, ZkResult};
 use super::proto::{Origin, PeerMsg, Role, Txn, FINALIZE_WAIT_MS};
+use super::session::SessionId;
 use super::session_tracker::SessionTracker;
-use super::{result_summary, DataTree, MultiOp, SessionId, WatchEvent, ZData, ZkOp, ZkResult};
+use super::watch::WatchEvent;
 use crate::effects::{Outbox, Timer};
 use crate::event::EventKind;
 use crate::ids::{NodeId, TopicPartition};
 use crate::mark::Mark;
 use crate::message::{ConnectResult, Payload};
 use crate::vec_map::{VecMap, VecSet};
+use crate::znodes::ZData;
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -503,7 +507,7 @@ impl ZkServerNode {
                     || format!(
                         "{me}: accepted a write to {path} made by controller epoch {} while /controller_epoch is {current_epoch}: a deposed controller's decision {} is now in ZooKeeper",
                         state.controller_epoch,
-                        crate::controller::leader_isr_json(state)
+                        crate::znodes::leader_isr_json(state)
                     ),
                 );
                 if let (NodeId::Broker(b), Some(partition)) = (from, TopicPartition::from_state_path(path)) {
@@ -601,7 +605,7 @@ impl ZkServerNode {
         &mut self,
         from: NodeId,
         session: SessionId,
-        watches: &[crate::zookeeper::ClientWatch],
+        watches: &[crate::zookeeper::watch::ClientWatch],
         now: u64,
         links: &dyn ClientLinks,
         out: &mut Outbox,
@@ -716,7 +720,9 @@ mod tests {
     //! `Pair`): each call is one input, and the test reads the effects it produced.
     use super::*;
     use crate::vec_map::{VecMap, VecSet};
-    use crate::zookeeper::{ClientWatch as ClientWatchOf, LeaderIsr, WatchEventType, ZkError};
+    use crate::znodes::LeaderIsr;
+    use crate::zookeeper::ops::ZkError;
+    use crate::zookeeper::watch::{ClientWatch as ClientWatchOf, WatchEventType};
     use alloc::vec;
 
     const TIMEOUT: u64 = 6000;
@@ -766,7 +772,7 @@ mod tests {
         fn relay(&mut self, out: &mut Outbox) {
             let mut servers = VecMap::new();
             servers.insert(self.zk.id(), self.zk.clone());
-            for (_, touched) in crate::zookeeper::relayed_touches(&servers, &self.links) {
+            for (_, touched) in crate::zookeeper::quorum::relayed_touches(&servers, &self.links) {
                 self.zk.on_touches(&touched, self.now, out);
             }
         }
