@@ -3,7 +3,7 @@
 //! `OfflinePartitionLeaderSelector` (or `initializeLeaderAndIsrForPartition` for a New one), and
 //! write it with the version read. Failover, broker startup and broker failure all end with it, so
 //! it lives apart from each of them. After `BADVERSION` the write is verified by
-//! `checkLeaderAndIsrZkData` ([`super::write_landed`]; `removeReplicaFromIsr` has its own step).
+//! `checkLeaderAndIsrZkData` (`write_landed` in mod.rs; `removeReplicaFromIsr` has its own step).
 //!
 //! 1.0's order of lines (1.0.0 `PartitionStateMachine.scala:282-327`): read the state znode (:292);
 //! `Aborted leader election …` if a newer controller wrote it (:295-300); the selector logs

@@ -23,7 +23,8 @@
 //! KAFKA-6082 epoch check, and checks the owner before `triggerControllerMove` deletes `/controller`.
 //!
 //! The controller is its own type, owned by its broker (`Broker.controller`); what
-//! it needs from the broker comes in a [`ControllerIo`]. Each group of Kafka handlers is one file
+//! it needs from the broker comes in a [`ControllerIo`]. Only its broker drives it; the world's
+//! steady-state build seeds it and the alerts and views read it. Each group of Kafka handlers is one file
 //! holding both halves of its micro-steps — the ZooKeeper request and what the thread does with the
 //! response — so one behaviour reads top to bottom:
 //! - `failover.rs`: `elect`, `onControllerFailover`, `maybeResign` / controller moved;
@@ -31,7 +32,7 @@
 //!   `OfflinePartitionLeaderSelector`;
 //! - `broker_change.rs`: `BrokerChange`, `onBrokerStartup`, `onBrokerFailure`;
 //! - `remove_isr.rs`: 1.0's `removeReplicaFromIsr` and its pure arithmetic;
-//! - both conditional leader-and-ISR writes end with `checkLeaderAndIsrZkData`, [`write_landed`];
+//! - both conditional leader-and-ISR writes end with `checkLeaderAndIsrZkData`, `write_landed`;
 //! - `isr_notification.rs`: `IsrChangeNotification`;
 //! - `requests.rs`: `ControllerBrokerRequestBatch`;
 //! - `batch_election.rs`, `batch_isr.rs`: 1.1.0/2.1.0's `doElectLeaderForPartitions` and

@@ -1,6 +1,6 @@
 //! `KafkaController.removeReplicaFromIsr` (1.0), one partition at a time: read the state znode,
 //! write it back without the replica at the version read, and after `BADVERSION` check whether the
-//! write landed anyway (`ReplicationUtils.checkLeaderAndIsrZkData`, [`super::write_landed`]) or
+//! write landed anyway (`ReplicationUtils.checkLeaderAndIsrZkData`, `write_landed` in mod.rs) or
 //! start again from the read. The new state comes from what ZooKeeper says, not from the cache: a
 //! leader that ZooKeeper names is taken out even when the cache named another, and no election
 //! runs here. `onBrokerFailure` (`broker_change.rs`) queues it for every replica of a dead broker;

@@ -1,8 +1,12 @@
 //! Kafka's znode schema (ZooKeeper-era Kafka, 1.0-2.1): what Kafka stores in each znode, typed
 //! ([`ZData`]), with the JSON Kafka writes (`ZkUtils`, later `KafkaZkClient`'s `*ZNode.encode`),
-//! and the leadership a partition's state znode holds ([`LeaderIsr`]). ZooKeeper stores this data
-//! without reading it; Kafka's side (controller, brokers, tools, views) reads and writes it.
-//! [`writes`] is how Kafka's story reads a write the ZooKeeper server commits.
+//! and the leadership a partition's state znode holds ([`LeaderIsr`], with 1.0's
+//! `LeaderAndIsr.toString` as [`leader_isr_json`]); [`writes`] is how Kafka's story reads a write
+//! a ZooKeeper server commits. Who may call it: Kafka's side (the controller, brokers,
+//! `zk_client.rs`, tools, views, alerts, the world's steady-state build) reads and writes it; the
+//! ZooKeeper module holds [`ZData`] as opaque data in its requests and trees, and its server calls
+//! [`writes`] at three points of a write. The schema itself depends on nothing of ZooKeeper;
+//! [`writes`] reads its requests and a tree.
 pub mod writes;
 
 use crate::ids::{fmt_ids, BrokerId, TopicPartition};
