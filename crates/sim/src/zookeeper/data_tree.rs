@@ -144,12 +144,13 @@ impl DataTree {
         self.next_session + 1
     }
 
-    /// Opens a new session for `owner` (`SessionTrackerImpl.createSession`).
-    pub fn open_session(&mut self, owner: NodeId, timeout_ms: u64, now: u64) -> SessionId {
+    /// Opens a new session for `owner` (`SessionTrackerImpl.createSession`). `_now` is not read:
+    /// when a session was created or last heard from decides nothing here (the leader's
+    /// [`super::session_tracker::SessionTracker`] keeps its expiry time).
+    pub fn open_session(&mut self, owner: NodeId, timeout_ms: u64, _now: u64) -> SessionId {
         self.next_session += 1;
         let id = self.next_session;
-        self.sessions
-            .insert(id, Session { id, owner, timeout_ms, last_heard_ms: now, created_ms: now, expired: false });
+        self.sessions.insert(id, Session { id, owner, timeout_ms, expired: false });
         id
     }
 
@@ -166,15 +167,6 @@ impl DataTree {
     /// All sessions, oldest first.
     pub fn sessions(&self) -> impl Iterator<Item = &Session> {
         self.sessions.values()
-    }
-
-    /// Records that the client was heard from at `now` (`SessionTrackerImpl.touchSession`).
-    pub fn touch(&mut self, id: SessionId, now: u64) {
-        if let Some(s) = self.sessions.get_mut(&id) {
-            if !s.expired && now > s.last_heard_ms {
-                s.last_heard_ms = now;
-            }
-        }
     }
 
     /// Expires a session: deletes its ephemerals and fires their watches (`DataTree.killSession`;
@@ -471,16 +463,16 @@ impl DataTree {
         stat
     }
 
-    /// Applies one request from `session` at `now`: `PrepRequestProcessor`'s checks (session,
-    /// versions, parents; `multi` all or nothing) and `DataTree.processTxn`. Requests on an expired
-    /// session fail with `SESSIONEXPIRED` (the server never applies them). Returns the result and
-    /// the watch notifications it triggered (`WatchManager.triggerWatch`), for the server to deliver.
-    pub fn apply(&mut self, session: SessionId, op: &ZkOp, now: u64) -> (ZkResult, Vec<WatchEvent>) {
+    /// Applies one request from `session`: `PrepRequestProcessor`'s checks (session, versions,
+    /// parents; `multi` all or nothing) and `DataTree.processTxn`. Requests on an expired session
+    /// fail with `SESSIONEXPIRED` (the server never applies them). Returns the result and the watch
+    /// notifications it triggered (`WatchManager.triggerWatch`), for the server to deliver. `_now`
+    /// is not read: the session's touch is the server's ([`super::session_tracker`]).
+    pub fn apply(&mut self, session: SessionId, op: &ZkOp, _now: u64) -> (ZkResult, Vec<WatchEvent>) {
         let mut events = Vec::new();
         if !self.is_live(session) {
             return (ZkResult::Error { code: ZkError::SessionExpired }, events);
         }
-        self.touch(session, now);
         let res = match op {
             ZkOp::Create { path, data, ephemeral, sequential } => {
                 let full = self.create_path(path, *sequential);

@@ -16,10 +16,6 @@ pub struct Session {
     pub owner: NodeId,
     /// Negotiated timeout.
     pub timeout_ms: u64,
-    /// Last time the server heard from the client (explicit requests or implicit pings).
-    pub last_heard_ms: u64,
-    /// When the session was created.
-    pub created_ms: u64,
     /// Expired sessions stay listed so a reconnect learns `Expired`.
     pub expired: bool,
 }
