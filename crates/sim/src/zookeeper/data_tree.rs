@@ -555,11 +555,11 @@ impl DataTree {
                 let r = tree.apply_scratch(session, ops, &mut ev);
                 (tree, ev, r)
             };
+            #[cfg(debug_assertions)]
             let at = events.len();
             let r = self.apply_independent(session, ops, events);
             #[cfg(debug_assertions)]
             debug_assert!(reference == (self.clone(), events[at..].to_vec(), r.clone()), "multi shortcut");
-            let _ = at;
             return r;
         }
         self.apply_scratch(session, ops, events)
