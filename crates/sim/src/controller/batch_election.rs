@@ -25,7 +25,8 @@
 //! (2.1.0 batches it too, `initializeLeaderAndIsrForPartitions`); the pipelined read is answered as
 //! ZooKeeper answers pipelined requests of one session, in order, but other clients' writes may
 //! fall between them in the model exactly as in ZooKeeper.
-use super::{parse_state, Cached, Controller, ControllerIo, Exec, Step as AnyStep};
+use super::partition_state::parse_state;
+use super::{Cached, Controller, ControllerIo, Exec, Step as AnyStep};
 use crate::controller::election::{self, offline_leader};
 use crate::controller::partition_state::PartitionState;
 use crate::event::EventKind;

@@ -19,7 +19,8 @@
 //! Logged: only TRACE "Changed state of replica … from OnlineReplica to OfflineReplica" (2.1.0
 //! RSM:389-391); 1.0's INFO "New leader and ISR for partition …" is gone. The model adds the
 //! written state and, when the cache disagreed with ZooKeeper, why no election ran.
-use super::{parse_state, Controller, ControllerIo, Exec};
+use super::partition_state::parse_state;
+use super::{Controller, ControllerIo, Exec};
 use crate::event::EventKind;
 use crate::ids::{BrokerId, TopicPartition, NO_LEADER};
 use crate::znodes::leader_isr_json;

@@ -3,7 +3,7 @@
 //! `OfflinePartitionLeaderSelector` (or `initializeLeaderAndIsrForPartition` for a New one), and
 //! write it with the version read. Failover, broker startup and broker failure all end with it, so
 //! it lives apart from each of them. After `BADVERSION` the write is verified by
-//! `checkLeaderAndIsrZkData` (`write_landed` in mod.rs; `removeReplicaFromIsr` has its own step).
+//! `checkLeaderAndIsrZkData` (`write_landed` in partition_state.rs; `removeReplicaFromIsr` has its own step).
 //!
 //! 1.0's order of lines (1.0.0 `PartitionStateMachine.scala:282-327`): read the state znode (:292);
 //! `Aborted leader election …` if a newer controller wrote it (:295-300); the selector logs
@@ -14,7 +14,8 @@
 //!
 //! Leader selection is a pure function, `OfflinePartitionLeaderSelector.selectLeader`, kept apart
 //! from the I/O that surrounds it so it can be tested on its own.
-use super::{parse_state, write_landed, Cached, Controller, ControllerIo, Exec, Step as AnyStep};
+use super::partition_state::{parse_state, write_landed};
+use super::{Cached, Controller, ControllerIo, Exec, Step as AnyStep};
 use crate::controller::partition_state::PartitionState;
 use crate::event::EventKind;
 use crate::ids::{fmt_ids, BrokerId, TopicPartition};

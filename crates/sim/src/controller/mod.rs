@@ -32,7 +32,8 @@
 //!   `OfflinePartitionLeaderSelector`;
 //! - `broker_change.rs`: `BrokerChange`, `onBrokerStartup`, `onBrokerFailure`;
 //! - `remove_isr.rs`: 1.0's `removeReplicaFromIsr` and its pure arithmetic;
-//! - both conditional leader-and-ISR writes end with `checkLeaderAndIsrZkData`, `write_landed`;
+//! - `partition_state.rs`: the partition state machine, and reading a state znode (`parse_state`,
+//!   `checkLeaderAndIsrZkData` as `write_landed`, which ends both conditional leader-and-ISR writes);
 //! - `isr_notification.rs`: `IsrChangeNotification`;
 //! - `requests.rs`: `ControllerBrokerRequestBatch`;
 //! - `batch_election.rs`, `batch_isr.rs`: 1.1.0/2.1.0's `doElectLeaderForPartitions` and
@@ -859,21 +860,6 @@ fn children(result: &ZkResult) -> Vec<String> {
         ZkResult::Children { names } => names.clone(),
         _ => Vec::new(),
     }
-}
-
-/// A partition state znode as read: its leadership and version.
-fn parse_state(result: &ZkResult) -> Option<(LeaderIsr, i32)> {
-    match result {
-        ZkResult::Data { data: ZData::PartitionState { state }, stat } => Some((state.clone(), stat.version)),
-        _ => None,
-    }
-}
-
-/// `ReplicationUtils.checkLeaderAndIsrZkData` (1.0): after a conditional leader-and-ISR write
-/// failed with `BADVERSION`, read the state znode again; if it holds exactly what was meant (a
-/// retried write may already have landed), the write counts, at the version read.
-fn write_landed(result: &ZkResult, intended: LeaderIsr) -> Option<(LeaderIsr, i32)> {
-    parse_state(result).filter(|(s, _)| *s == intended)
 }
 
 /// `getAllBrokersInCluster`: ids whose registration could be read (others silently dropped).

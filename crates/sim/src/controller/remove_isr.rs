@@ -1,6 +1,6 @@
 //! `KafkaController.removeReplicaFromIsr` (1.0), one partition at a time: read the state znode,
 //! write it back without the replica at the version read, and after `BADVERSION` check whether the
-//! write landed anyway (`ReplicationUtils.checkLeaderAndIsrZkData`, `write_landed` in mod.rs) or
+//! write landed anyway (`ReplicationUtils.checkLeaderAndIsrZkData`, `write_landed` in partition_state.rs) or
 //! start again from the read. The new state comes from what ZooKeeper says, not from the cache: a
 //! leader that ZooKeeper names is taken out even when the cache named another, and no election
 //! runs here. `onBrokerFailure` (`broker_change.rs`) queues it for every replica of a dead broker;
@@ -8,7 +8,8 @@
 //! mark and [`Controller::offline_replica`]).
 //!
 //! The arithmetic is a pure function, [`remove_from_isr`], tested on its own.
-use super::{parse_state, write_landed, Cached, Controller, ControllerIo, Exec};
+use super::partition_state::{parse_state, write_landed};
+use super::{Cached, Controller, ControllerIo, Exec};
 use crate::controller::replica_state::ReplicaState;
 use crate::event::EventKind;
 use crate::ids::{fmt_ids, BrokerId, TopicPartition, NO_LEADER};
