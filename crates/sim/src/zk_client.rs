@@ -251,6 +251,15 @@ impl ZkClient {
         self.servers.get(self.current).copied().unwrap_or(NodeId::ZK)
     }
 
+    /// Whether a packet from `from` is one this client ignores: it comes from a ZooKeeper server
+    /// other than the one it is connected or connecting to. `ClientCnxn` reads only the socket of
+    /// its current connection; `startConnect` closed the old one when it moved on (3.4.10
+    /// `ClientCnxn.java:989`, `ClientCnxnSocketNIO.cleanup`), so whatever that server still sends
+    /// never reaches the client.
+    pub fn ignores(&self, from: NodeId) -> bool {
+        from.is_zk() && from != self.server()
+    }
+
     /// `StaticHostProvider.next` (3.4.10 `StaticHostProvider.java:94`): the next server of the
     /// list, round robin. Returns `(left, now)`.
     pub fn next_server(&mut self) -> (NodeId, NodeId) {

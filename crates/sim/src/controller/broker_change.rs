@@ -4,7 +4,7 @@
 //! znode and writes it back without the replica — taking the leader from what ZooKeeper says,
 //! while whether a partition needs an election at all was decided from the controller's cache
 //! (`onReplicasBecomeOffline`).
-use super::{election, readable_brokers, remove_isr, short_list, Controller, ControllerIo, Exec, Step as AnyStep};
+use super::{readable_brokers, remove_isr, short_list, Controller, ControllerIo, Exec, Step as AnyStep};
 use crate::controller::partition_state::PartitionState;
 use crate::controller::replica_state::ReplicaState;
 use crate::event::EventKind;
@@ -117,7 +117,7 @@ impl Controller {
             }
         }
         self.flush(io);
-        self.then(election::Step::TriggerOnline);
+        self.then(Controller::trigger_online(io));
     }
 
     /// `onBrokerFailure` → `onReplicasBecomeOffline`: partitions whose *cached* leader died go
@@ -150,7 +150,7 @@ impl Controller {
                 }
             )
         });
-        let mut steps = alloc::vec![election::Step::TriggerOnline.into()];
+        let mut steps = alloc::vec![Controller::trigger_online(io)];
         // 1.1.0+ (batched_isr_removal): one batch per dead replica, see batch_isr.rs.
         let batched = io.cfg.behaviour().batched_isr_removal;
         let mut batches: VecMap<BrokerId, Vec<TopicPartition>> = Default::default();

@@ -41,8 +41,7 @@
 //! `initializePartitionState` (before the elections), [`Mark::ContextLoaded`] and
 //! [`Mark::PartitionStateMachineStarted`] with the two lines.
 use super::{
-    children, controller_id, election, readable_brokers, short_list, Cached, Controller, ControllerIo, Exec,
-    Step as AnyStep,
+    children, controller_id, readable_brokers, short_list, Cached, Controller, ControllerIo, Exec, Step as AnyStep,
 };
 use crate::controller::partition_state::PartitionState;
 use crate::controller::replica_state::ReplicaState;
@@ -646,7 +645,7 @@ impl Controller {
             online: online as u32,
             offline: offline.len() as u32,
         });
-        self.push_front(alloc::vec![election::Step::TriggerOnline.into(), Step::PartitionStarted.into()]);
+        self.push_front(alloc::vec![Controller::trigger_online(io), Step::PartitionStarted.into()]);
     }
 
     /// The end of `PartitionStateMachine.startup` (1.0.0 PSM:60, after

@@ -28,8 +28,11 @@ pub(super) enum Step {
     ReadState(TopicPartition),
     /// …(1.0) all of them read: UpdateMetadata, then the deletes…
     StatesRead(Vec<TopicPartition>, Vec<String>),
-    /// …and `deleteIsrChangeNotifications`.
+    /// …and `deleteIsrChangeNotifications`: one multi in 1.0…
     DeleteNotifications(Vec<String>),
+    /// …or, 1.1.0+ (`pipelined_notification_deletes`), `deleteIsrChangeNotifications(sequenceNumbers)`
+    /// sending one delete each, pipelined.
+    DeleteNotificationsEach(Vec<String>),
 }
 
 impl Step {
@@ -40,6 +43,11 @@ impl Step {
     /// The request half.
     pub(super) fn request(&self, c: &mut Controller, io: &mut ControllerIo) -> Exec {
         Exec::Wait(match self {
+            Step::DeleteNotificationsEach(paths) => {
+                return Exec::WaitAll(
+                    paths.iter().map(|path| ZkOp::Delete { path: path.clone(), version: -1 }).collect(),
+                );
+            }
             Step::ReadStates(tps, paths) if io.cfg.behaviour().context_reads_one_by_one => {
                 let mut steps: Vec<AnyStep> = tps.iter().map(|tp| Step::ReadState(tp.clone()).into()).collect();
                 steps.push(Step::StatesRead(tps.clone(), paths.clone()).into());
@@ -96,7 +104,7 @@ impl Step {
                     c.cache_isr_state(&tp, state, stat.version);
                 }
             }
-            Step::DeleteNotifications(_) | Step::StatesRead(..) => {}
+            Step::DeleteNotifications(_) | Step::DeleteNotificationsEach(_) | Step::StatesRead(..) => {}
         }
     }
 }
@@ -113,6 +121,10 @@ impl Controller {
     fn isr_states_read(&mut self, tps: &[TopicPartition], paths: Vec<String>, io: &mut ControllerIo) {
         io.log(EventKind::Info, || format!("Processed ISR change notification for {}", short_list(tps)));
         self.flush(io);
-        self.then(Step::DeleteNotifications(paths));
+        self.then(if io.cfg.behaviour().pipelined_notification_deletes {
+            Step::DeleteNotificationsEach(paths)
+        } else {
+            Step::DeleteNotifications(paths)
+        });
     }
 }

@@ -469,6 +469,18 @@ impl Controller {
         }
     }
 
+    /// `PartitionStateMachine.triggerOnlinePartitionStateChange`, as the behaviour runs it: one
+    /// partition at a time through ZooKeeper in 1.0 ([`election::Step::TriggerOnline`]), one
+    /// batch from 1.1.0 ([`batch_election::Step::Trigger`], KAFKA-5642). Resolved where the step is
+    /// queued, so a reader following it reads the path the behaviour takes.
+    fn trigger_online(io: &ControllerIo) -> Step {
+        if io.cfg.behaviour().batched_elections {
+            batch_election::Step::Trigger.into()
+        } else {
+            election::Step::TriggerOnline.into()
+        }
+    }
+
     /// Runs `step` next, before the rest of the current event.
     fn then(&mut self, step: impl Into<Step>) {
         self.push_front(alloc::vec![step.into()]);
@@ -567,17 +579,6 @@ impl Controller {
     fn request(&mut self, step: &Step, io: &mut ControllerIo) -> Exec {
         let b = io.cfg.behaviour();
         let exec = match step {
-            // 1.1.0+: PartitionStateMachine.triggerOnlinePartitionStateChange elects in one batch.
-            Step::Election(election::Step::TriggerOnline) if b.batched_elections => {
-                self.then(batch_election::Step::Trigger);
-                Exec::Done
-            }
-            // 1.1.0+: deleteIsrChangeNotifications(sequenceNumbers) sends one delete each.
-            Step::IsrNotification(isr_notification::Step::DeleteNotifications(paths))
-                if b.pipelined_notification_deletes =>
-            {
-                Exec::WaitAll(paths.iter().map(|path| ZkOp::Delete { path: path.clone(), version: -1 }).collect())
-            }
             Step::Failover(s) => s.request(self, io),
             Step::Election(s) => s.request(self, io),
             Step::BrokerChange(s) => s.request(self, io),

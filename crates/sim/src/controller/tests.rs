@@ -554,7 +554,8 @@ fn a_batched_election_reads_and_writes_every_offline_partition_at_once() {
     }
     h.c.job = Some(Job {
         event: ControllerEvent::BrokerChange,
-        steps: vec![election::Step::TriggerOnline.into()].into(),
+        // What a batched behaviour queues for `triggerOnlinePartitionStateChange`.
+        steps: vec![super::batch_election::Step::Trigger.into()].into(),
         waiting: None,
         pipeline: Vec::new(),
     });

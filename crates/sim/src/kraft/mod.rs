@@ -22,7 +22,7 @@
 //! Layout: [`record`] holds the metadata records and the image they fold into (all the message
 //! layer needs); this module the quorum; [`image`] a broker's side (applying committed records to
 //! its metadata cache and local partitions).
-pub mod image;
+
 pub mod record;
 #[cfg(test)]
 mod tests;

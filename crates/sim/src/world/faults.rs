@@ -10,7 +10,6 @@ use crate::command::{Command, Direction};
 use crate::effects::Timer;
 use crate::event::EventKind;
 use crate::ids::{BrokerId, NodeId};
-use crate::kraft::{self, Image};
 use crate::sorted::CollectOrdered;
 use crate::vec_map::VecMap;
 use crate::zk_client::ConnState;
@@ -40,8 +39,7 @@ impl World {
         // Every command reaching here was validated once: by the scenario's config (script,
         // after_steps), by `schedule`, or by `apply`.
         log.marks.push(crate::mark::Mark::Fault { command: cmd.clone() });
-        if self.plane.kraft().is_some() {
-            self.apply_kraft(cmd, &mut log);
+        if self.plane_applies(cmd, &mut log) {
             return log;
         }
         let before_zk = self.zk_views();
@@ -115,84 +113,6 @@ impl World {
             self.after_link_change(&before_zk, &before_links, &mut log);
         }
         log
-    }
-
-    /// `kraft` mode: a fault naming ZooKeeper applies to every voter link of the other end.
-    pub(super) fn apply_kraft(&mut self, cmd: &Command, log: &mut StepLog) {
-        let voters: Vec<NodeId> = self.cfg.voters().map(NodeId::Voter).collect();
-        let expand = |a: NodeId, b: NodeId| -> Vec<(NodeId, NodeId)> {
-            match (a, b) {
-                (NodeId::Zk(_), o) | (o, NodeId::Zk(_)) => voters.iter().map(|v| (o, *v)).collect(),
-                _ => alloc::vec![(a, b)],
-            }
-        };
-        self.touched.net = true;
-        let net = Rc::make_mut(&mut self.net);
-        match cmd {
-            Command::Cut { a, b, dir } => {
-                for (x, y) in expand(*a, *b) {
-                    let _ = net.cut(x, y, *dir);
-                }
-            }
-            Command::Heal { a, b, dir } => {
-                for (x, y) in expand(*a, *b) {
-                    let _ = net.heal(x, y, *dir);
-                }
-            }
-            Command::Isolate { node } | Command::Rejoin { node } => {
-                let cut = matches!(cmd, Command::Isolate { .. });
-                for p in net.peers(*node) {
-                    let _ = if cut { net.cut(*node, p, Direction::Both) } else { net.heal(*node, p, Direction::Both) };
-                }
-            }
-            Command::SetLatency { a, b, ms } => {
-                for (x, y) in expand(*a, *b) {
-                    let _ = net.set_latency(x, y, *ms);
-                }
-            }
-            Command::Crash { node: NodeId::Broker(b) } | Command::Restart { node: NodeId::Broker(b) } => {
-                let restart = matches!(cmd, Command::Restart { .. });
-                let br = self.broker_mut(*b);
-                br.incarnation += 1;
-                br.alive = restart;
-                if restart {
-                    log.push(EventKind::Process, || {
-                        format!("[KafkaServer id={b}] starting (KRaft broker: registers with the active controller)")
-                    });
-                    if let Some(images) = self.plane.images_mut() {
-                        images.insert(*b, Image::default());
-                    }
-                    kraft::image::publish(&Image::default(), self.broker_mut(*b));
-                    if let Some(k) = self.plane.kraft_mut() {
-                        k.broker_restarted(*b);
-                    }
-                } else {
-                    log.push(EventKind::Process, || format!("[KafkaServer id={b}] process killed"));
-                }
-            }
-            Command::Crash { node: NodeId::Voter(v) } | Command::Restart { node: NodeId::Voter(v) } => {
-                let alive = matches!(cmd, Command::Restart { .. });
-                if let Some(k) = self.plane.kraft_mut() {
-                    k.set_voter_alive(*v, alive);
-                }
-                log.push(EventKind::Process, || {
-                    format!("[KafkaRaftServer q{v}] {}", if alive { "starting" } else { "process killed" })
-                });
-            }
-            Command::RestartConsumer { node: NodeId::Client(c) } => {
-                self.with_consumer(*c, log, |c, out| c.rediscover("Consumer restarted", out));
-            }
-            Command::DeleteController => {
-                log.set_line(|| {
-                    String::from("FAULT ignored: KRaft has no /controller znode (the quorum elects its leader)")
-                });
-            }
-            Command::Reset { .. } => {
-                log.set_line(|| String::from("FAULT ignored: a KRaft broker holds no ZooKeeper connection to reset"));
-            }
-            _ => {}
-        }
-        self.kraft_change(log);
     }
 
     /// Whether each link's two directions are up, in link order.

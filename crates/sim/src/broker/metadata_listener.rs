@@ -1,10 +1,14 @@
-//! A KRaft broker's side of the metadata log: `BrokerMetadataListener` folds the committed records
-//! the active controller pushes into the broker's own [`Image`], and `BrokerMetadataPublisher`
-//! publishes that image to the broker's metadata cache, its `ReplicaManager` (local partitions)
-//! and its group coordinator (the `__consumer_offsets` partitions it leads).
-use super::record::{Image, Part, Record};
-use crate::broker::{Broker, LocalPartition};
+//! A KRaft broker's side of the metadata log (Kafka's `kafka.server.metadata`, a broker
+//! component): `BrokerMetadataListener` folds the committed records the active controller pushes
+//! into the broker's own [`Image`] ([`Broker::on_metadata_records`]), and
+//! `BrokerMetadataPublisher` publishes that image to the broker's metadata cache, its
+//! `ReplicaManager` (local partitions) and its group coordinator (the `__consumer_offsets`
+//! partitions it leads). Only the broker writes its own fields.
+use super::{Broker, LocalPartition};
+use crate::effects::Outbox;
+use crate::event::EventKind;
 use crate::ids::BrokerId;
+use crate::kraft::{Image, Part, Record};
 use crate::message::PartitionStateInfo;
 use crate::scenario::OFFSETS_TOPIC;
 use crate::sorted::CollectOrdered;
@@ -33,7 +37,7 @@ impl Part {
 /// partitions to what `img` says (the whole image each time: a KRaft broker keeps no state of its
 /// own beside it). The result is [`Broker::load_metadata`] of the whole image; an entry that
 /// already says what the image says is kept as it is rather than rebuilt.
-pub fn publish(img: &Image, br: &mut Broker) {
+fn publish(img: &Image, br: &mut Broker) {
     #[cfg(debug_assertions)]
     let mut full = br.clone();
     publish_in_place(img, br);
@@ -106,20 +110,41 @@ impl Part {
     }
 }
 
-/// `BrokerMetadataListener.handleCommit`: applies `records` (committed) to the broker's image
-/// `img`, then [`publish`]es it to `br`. Returns whether the offsets partitions its group
-/// coordinator leads changed ([`coordinator_line`] says how).
-pub fn apply_records(img: &mut Image, br: &mut Broker, records: &[Rc<Record>]) -> bool {
-    for r in records {
-        img.apply(r);
+impl Broker {
+    /// `BrokerMetadataListener.handleCommit`: applies `records` (committed, from the log's offset
+    /// `from_offset`) to this broker's image, then [`publish`]es it; says when the offsets
+    /// partitions its group coordinator leads changed.
+    pub fn on_metadata_records(&mut self, from_offset: u64, records: &[Rc<Record>], out: &mut Outbox) {
+        let b = self.id;
+        out.headline(EventKind::ControlRequest, || applied_line(b, from_offset, records));
+        let mut img = core::mem::take(&mut self.metadata_image);
+        for r in records {
+            img.apply(r);
+        }
+        let leaders_before = self.owned_offsets_partitions.clone();
+        publish(&img, self);
+        self.metadata_image = img;
+        if leaders_before != self.owned_offsets_partitions {
+            out.log(EventKind::Info, || coordinator_line(self));
+        }
     }
-    let leaders_before = br.owned_offsets_partitions.clone();
-    publish(img, br);
-    leaders_before != br.owned_offsets_partitions
+
+    /// A KRaft broker process restarted: its image is empty until the controller sends the log
+    /// again.
+    pub fn restart_metadata_image(&mut self) {
+        self.metadata_image = Image::default();
+        publish(&Image::default(), self);
+    }
+
+    /// A KRaft broker of the initial steady state: it has published `img` long before.
+    pub(crate) fn load_metadata_image(&mut self, img: &Image) {
+        publish(img, self);
+        self.metadata_image = img.clone();
+    }
 }
 
 /// The listener's line for a batch of `records` from `from_offset` applied at broker `b`.
-pub fn applied_line(b: BrokerId, from_offset: u64, records: &[Rc<Record>]) -> String {
+fn applied_line(b: BrokerId, from_offset: u64, records: &[Rc<Record>]) -> String {
     let interesting: Vec<String> = records
         .iter()
         .filter(|r| !matches!(***r, Record::Partition { .. }) || records.len() < 4)
@@ -133,7 +158,7 @@ pub fn applied_line(b: BrokerId, from_offset: u64, records: &[Rc<Record>]) -> St
 }
 
 /// The group coordinator's line when the offsets partitions `br` leads changed.
-pub fn coordinator_line(br: &Broker) -> String {
+fn coordinator_line(br: &Broker) -> String {
     format!(
         "[GroupCoordinator {}] now coordinates __consumer_offsets partitions {:?}",
         br.id, br.owned_offsets_partitions
