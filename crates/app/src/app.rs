@@ -9,16 +9,12 @@ use crate::components::log::{mark_current_line, EventLog};
 use crate::components::panels::{Alerts, ConsumerPanel, ControllerContextDiff, PartitionTable, ZkTree};
 use crate::embed::{EmbedOptions, Panel};
 use crate::model::Action;
-use crate::text::{controller_words, fmt_time, hidden_story_words, mode_words};
+use crate::text::{controller_words, fmt_time, hidden_story_words, metadata_words, mode_words};
 use splitbrain_sim::view::{Headline, View};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, KeyboardEvent};
 use yew::prelude::*;
-
-fn watch_partition(v: &View) -> Option<String> {
-    v.watched.as_ref().map(|tp| tp.to_string())
-}
 
 /// Whether this build has the full playground's chrome (header, fault bar, share and export bars,
 /// lanes, tools panel, explorer): the `full-page` feature, on by default. The widget's own wasm
@@ -146,7 +142,6 @@ pub fn app(props: &AppProps) -> Html {
     }
 
     let view = Rc::new(model.tl.borrow().view());
-    let watch = watch_partition(&view);
     // The explorer's point of no return, while its counterexample is the run shown (same scenario,
     // seed and behaviour, and not changed by the user before that step).
     let no_return_mark = use_state(|| None::<NoReturnMark>);
@@ -185,15 +180,10 @@ pub fn app(props: &AppProps) -> Html {
                 zk_controller.map(|b| format!("broker {b}")).unwrap_or_else(|| "nobody".into())
             ),
         ),
-        Headline::Stuck { group, partition } => {
-            let leader = view
-                .partitions
-                .iter()
-                .find(|p| p.topic == partition.topic.as_str() && p.partition == partition.partition)
-                .map(|p| p.leader);
+        Headline::Stuck { group, partition, leader } => {
             let text = match leader {
                 Some(-1) => format!("✕ {group} has no coordinator: {partition} has leader -1."),
-                Some(b) => format!("✕ {group} has no coordinator: FindCoordinator answers COORDINATOR_NOT_AVAILABLE ({partition}, leader {b} in ZooKeeper)."),
+                Some(b) => format!("✕ {group} has no coordinator: FindCoordinator answers COORDINATOR_NOT_AVAILABLE ({partition}, leader {b} in {}).", metadata_words(view.metadata)),
                 None => format!("✕ {group} has no coordinator: FindCoordinator answers COORDINATOR_NOT_AVAILABLE ({partition})."),
             };
             ("stuck", text)
@@ -211,33 +201,23 @@ pub fn app(props: &AppProps) -> Html {
         }
         _ => Err("not computed".into()),
     };
-    // Why the two runs disagree about the group's partition: the core decides, from both runs' marks.
-    let verdict = match (model.compare_step(), &compare_other, view.consumers.first()) {
-        (Some((other_mode, t, k)), Ok((other_view, _, _)), Some(c)) => {
-            let tp = splitbrain_sim::TopicPartition::new("__consumer_offsets", c.coordinator_partition);
-            let leader = |v: &View| {
-                v.partitions.iter().find(|p| p.topic == tp.topic && p.partition == tp.partition).map(|p| p.leader)
-            };
-            match (leader(&view), leader(other_view)) {
-                (Some(a), Some(b)) => {
-                    let main_events = &model.events[..cursor.min(model.events.len())];
-                    let other_events = &t.events()[..k.min(t.events().len())];
-                    Some(splitbrain_sim::compare::verdict(
-                        &tp,
-                        splitbrain_sim::compare::Side {
-                            events: main_events,
-                            leader: a,
-                            behaviour: model.mode.behaviour(),
-                        },
-                        splitbrain_sim::compare::Side {
-                            events: other_events,
-                            leader: b,
-                            behaviour: other_mode.behaviour(),
-                        },
-                    ))
-                }
-                _ => None,
-            }
+    // How the two runs compare, and why they disagree about the group's partition: the core
+    // decides, from both runs' views and marks.
+    let side_by_side = match (model.compare_step(), &compare_other) {
+        (Some((other_mode, t, k)), Ok((other_view, _, _))) => {
+            use splitbrain_sim::compare::{side_by_side, Run};
+            Some(Rc::new(side_by_side(
+                Run {
+                    view: &view,
+                    events: &model.events[..cursor.min(model.events.len())],
+                    behaviour: model.mode.behaviour(),
+                },
+                Run {
+                    view: other_view,
+                    events: &t.events()[..k.min(t.events().len())],
+                    behaviour: other_mode.behaviour(),
+                },
+            )))
         }
         _ => None,
     };
@@ -271,7 +251,7 @@ pub fn app(props: &AppProps) -> Html {
                         <div class={classes!("banner", banner_class)} data-testid="status-banner" data-headline={banner_class} role="status">
                             {banner_text}
                         </div>
-                        <Graph view={view.clone()} cut_mode={model.cut_mode} watch_partition={watch.clone()} on_commands={on_commands.clone()} />
+                        <Graph view={view.clone()} cut_mode={model.cut_mode} on_commands={on_commands.clone()} />
                         <InFlight view={view.clone()} />
                         if full {
                             <p class="legend small">
@@ -334,8 +314,8 @@ pub fn app(props: &AppProps) -> Html {
                 </div>
                 <div class="side">
                     if let Some(other_mode) = model.compare_mode {
-                        <crate::components::compare::CompareView main={view.clone()} main_mode={model.mode} other_mode={other_mode}
-                            other={compare_other.clone()} watch_partition={watch.clone()} on_commands={on_commands.clone()} cut_mode={model.cut_mode} verdict={verdict}>
+                        <crate::components::compare::CompareView main_mode={model.mode} other_mode={other_mode}
+                            other={compare_other.clone()} on_commands={on_commands.clone()} cut_mode={model.cut_mode} compared={side_by_side}>
                             if full { <crate::components::lanes::RunLanes model={model.clone()} compare=true /> }
                         </crate::components::compare::CompareView>
                     }
@@ -343,20 +323,20 @@ pub fn app(props: &AppProps) -> Html {
                         <ExplorerPanel mode={model.mode} base={explore_base(&model.tl.borrow(), view.seed)} on_load={dispatch.clone()} on_no_return={on_no_return} />
                     }
                     if shows(Panel::Consumer) {
-                        <ConsumerPanel consumers={Rc::new(view.consumers.clone())} partitions={Rc::new(view.partitions.clone())} />
+                        <ConsumerPanel consumers={Rc::new(view.consumers.clone())} partitions={Rc::new(view.partitions.clone())} metadata={view.metadata} />
                     }
                     if shows(Panel::Alerts) {
                         <Alerts alerts={Rc::new(view.alerts.clone())} watched={view.watched.clone()} />
                     }
                     if shows(Panel::Controller) {
-                        <ControllerContextDiff controllers={Rc::new(view.controllers.clone())} watch_partition={watch.clone()} zk_controller={view.zk_controller} />
+                        <ControllerContextDiff controllers={Rc::new(view.controllers.clone())} watched={view.watched.clone()} zk_controller={view.zk_controller} />
                     }
                     if shows(Panel::Partitions) {
-                        <PartitionTable partitions={Rc::new(view.partitions.clone())} watch_partition={watch.clone()} kraft={model.mode.behaviour().is_kraft()} />
+                        <PartitionTable partitions={Rc::new(view.partitions.clone())} watched={view.watched.clone()} watched_group={view.watched_group.clone()} metadata={view.metadata} />
                     }
                 </div>
                 if shows(Panel::Zk) {
-                    <ZkTree znodes={Rc::new(view.zk_tree.clone())} watch_partition={watch} />
+                    <ZkTree znodes={Rc::new(view.zk_tree.clone())} watched={view.watched.clone()} />
                 }
             </main>
             if full {

@@ -176,7 +176,7 @@ fn builtin_scenario(name: &str) -> Result<Scenario, String> {
 }
 
 /// A scenario that any version of the core accepts, used only when every built-in fails.
-const FALLBACK_JSON: &str = r#"{"name":"empty","description":"Three brokers and no faults (every built-in failed to load).","cluster":{"brokers":[1,2,3]},"consumers":[{"id":1,"group":"payments-group"}]}"#;
+const FALLBACK_JSON: &str = r#"{"name":"empty","description":"Three brokers and no faults (every built-in failed to load).","cluster":{"brokers":[1,2,3]}}"#;
 
 /// The captions of `mode` resolved to their steps (the core's [`Scenario::caption_steps`]).
 pub fn resolve_captions(scenario: &Scenario, events: &[Event], until: Option<usize>, mode: Mode) -> Vec<StepCaption> {
@@ -325,14 +325,13 @@ impl Model {
         self.captions = Rc::new(resolve_captions(tl.scenario(), &self.events, self.forked_at, self.mode));
     }
 
-    /// Loads a scenario in the behaviour it names (a built-in such as `controller-moved`, or a
-    /// file saved by the playground), else in the current one (legacy if the current one was only
-    /// the previous scenario's own); a refused scenario changes nothing.
+    /// Loads a scenario in the behaviour the core opens it in
+    /// ([`splitbrain_sim::share::opening_mode`]); a refused scenario changes nothing.
     fn load_in_own_mode(&mut self, s: Result<Scenario, String>, name: String, what: &str) {
-        let (old, saved) = (self.mode, s.as_ref().ok().and_then(|s| s.mode));
-        // A mode the previous scenario chose for itself does not stick to the next one.
-        let carried = if self.tl.borrow().scenario().mode == Some(old) { Mode::default() } else { old };
-        self.mode = saved.unwrap_or(carried);
+        let old = self.mode;
+        if let Ok(next) = &s {
+            self.mode = splitbrain_sim::share::opening_mode(next, self.tl.borrow().scenario(), old);
+        }
         self.load(s, name, None, what);
         if self.notice.as_ref().map(|n| n.error).unwrap_or(false) {
             self.mode = old;
@@ -631,6 +630,15 @@ mod tests {
         let mut s = builtin_scenario("seed-incident").unwrap();
         s.end_ms = Some(1_000_000_000_000_000);
         s
+    }
+
+    /// The scenario used when every built-in fails is valid and builds (it names no group: the
+    /// page writes no Kafka group or topic of its own).
+    #[test]
+    fn the_fallback_scenario_builds() {
+        let s = Scenario::from_json(FALLBACK_JSON).expect("valid");
+        assert!(s.consumers.is_empty());
+        assert!(Timeline::new(s, None).is_ok());
     }
 
     /// A permalink carrying a run without end opens at once: one slice computed, not the future;

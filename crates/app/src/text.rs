@@ -1,7 +1,7 @@
 //! The page's words: times, modes, nodes and links as the page writes them. Plain functions of
 //! typed values; nothing here decides Kafka behaviour.
 use splitbrain_sim::scenario::Mode;
-use splitbrain_sim::view::View;
+use splitbrain_sim::view::{MetadataStore, View};
 use splitbrain_sim::NodeId;
 
 /// Virtual time as the CLI prints it: `16.469s`, `2d+74.562s`.
@@ -72,13 +72,21 @@ pub fn mode_label(m: Mode) -> &'static str {
 
 /// Who controls the cluster, in words (ZooKeeper's `/controller`, or the quorum leader).
 pub fn controller_words(v: &View) -> String {
-    if let Some(q) = v.nodes.iter().find(|n| matches!(n.id, splitbrain_sim::NodeId::Voter(_)) && n.acting_controller) {
-        return format!("active controller: quorum leader {}", q.id);
+    match (v.metadata, v.quorum_leader) {
+        (MetadataStore::MetadataLog, Some(q)) => format!("active controller: quorum leader {q}"),
+        (MetadataStore::MetadataLog, None) => "no quorum leader".into(),
+        (MetadataStore::ZooKeeper, _) => {
+            format!("controller: {}", v.zk_controller.map(|b| format!("broker {b}")).unwrap_or_else(|| "none".into()))
+        }
     }
-    if v.nodes.iter().any(|n| matches!(n.id, splitbrain_sim::NodeId::Voter(_))) {
-        return "no quorum leader".into();
+}
+
+/// Where a partition's leader is recorded, in words: "leader 2 in …".
+pub fn metadata_words(m: MetadataStore) -> &'static str {
+    match m {
+        MetadataStore::ZooKeeper => "ZooKeeper",
+        MetadataStore::MetadataLog => "the metadata log",
     }
-    format!("controller: {}", v.zk_controller.map(|b| format!("broker {b}")).unwrap_or_else(|| "none".into()))
 }
 
 /// A node as the graph names it.

@@ -1,6 +1,6 @@
 //! `splitbrain campaign`: many random fault schedules across the four modes, natively and in
 //! parallel, counting panics (which must be 0) and violations per mode. Not run in CI
-//! (`scripts/campaign.sh` runs it; the README has the measured figures).
+//! (`scripts/campaign.sh` runs it; docs/trust.md has the measured figures).
 //!
 //! Schedule `j` (`0..N`, from `--start`) runs under mode `j % 4` (legacy, 1.1, fenced, kraft), in
 //! round `j / 4`. Each schedule is one of the explorer's fresh swarm runs

@@ -19,6 +19,7 @@ use crate::event::Event;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::mark::Mark;
 use crate::mode::{Behaviour, ControlPlaneKind};
+use crate::view::View;
 use serde::Serialize;
 
 /// One run's side of the comparison: its events so far, the partition's leader now, and the
@@ -91,6 +92,67 @@ pub fn verdict(partition: &TopicPartition, a: Side<'_>, b: Side<'_>) -> Verdict 
         return Verdict::Fix(FixAct::PendingFailedOnExpiry { broker: from });
     }
     Verdict::Timing
+}
+
+/// One run as the side-by-side view compares it: its view at the step shown, its events up to
+/// that step, and its behaviour.
+#[derive(Clone, Copy)]
+pub struct Run<'a> {
+    /// Its view at the step compared.
+    pub view: &'a View,
+    /// Its events up to that step.
+    pub events: &'a [Event],
+    /// The behaviour it runs.
+    pub behaviour: Behaviour,
+}
+
+/// What one run shows of the watched partition and the cluster.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize)]
+pub struct RunFacts {
+    /// The watched partition's leader (-1: none), if the run has that partition.
+    pub leader: Option<BrokerId>,
+    /// How many partitions have no leader.
+    pub leaderless: usize,
+}
+
+impl RunFacts {
+    fn of(v: &View, partition: Option<&TopicPartition>) -> RunFacts {
+        RunFacts {
+            leader: partition.and_then(|tp| v.partition(tp)).map(|p| p.leader),
+            leaderless: v.partitions.iter().filter(|p| p.leader < 0).count(),
+        }
+    }
+}
+
+/// Two runs side by side at the same virtual time, as the core judges them.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize)]
+pub struct SideBySide {
+    /// The partition compared: the main run's watched partition (the group's coordinator
+    /// partition).
+    pub partition: Option<TopicPartition>,
+    /// The main run.
+    pub main: RunFacts,
+    /// The other run.
+    pub other: RunFacts,
+    /// The runs differ in the partition's leader or in the number of leaderless partitions.
+    pub differs: bool,
+    /// Why they disagree about the partition, when both runs have it.
+    pub verdict: Option<Verdict>,
+}
+
+/// Compares two runs of the same scenario and faults under two behaviours.
+pub fn side_by_side(main: Run<'_>, other: Run<'_>) -> SideBySide {
+    let partition = main.view.watched.clone();
+    let (a, b) = (RunFacts::of(main.view, partition.as_ref()), RunFacts::of(other.view, partition.as_ref()));
+    let verdict = match (&partition, a.leader, b.leader) {
+        (Some(tp), Some(la), Some(lb)) => Some(verdict(
+            tp,
+            Side { events: main.events, leader: la, behaviour: main.behaviour },
+            Side { events: other.events, leader: lb, behaviour: other.behaviour },
+        )),
+        _ => None,
+    };
+    SideBySide { partition, main: a, other: b, differs: a != b, verdict }
 }
 
 impl Verdict {

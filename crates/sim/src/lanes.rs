@@ -205,12 +205,7 @@ impl Lanes {
         let first = current.saturating_sub(span.max(1)).saturating_add(1).min(current.max(1));
         let mut lanes: Vec<Lane> = Vec::new();
         let mut push = |node: NodeId| lanes.push(Lane { node, kind: LaneKind::of(node) });
-        if let Some(servers) = world.plane.zk_servers() {
-            servers.keys().copied().for_each(&mut push);
-        }
-        if let Some(k) = world.kraft() {
-            k.voters.keys().map(|v| NodeId::Voter(*v)).for_each(&mut push);
-        }
+        world.plane_nodes().into_iter().for_each(&mut push);
         world.brokers.keys().map(|b| NodeId::Broker(*b)).for_each(&mut push);
         world.consumers.keys().map(|c| NodeId::Client(*c)).for_each(&mut push);
         let has = |n: NodeId| lanes.iter().any(|l| l.node == n);

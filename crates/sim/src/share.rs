@@ -192,6 +192,15 @@ impl Link {
     }
 }
 
+/// The behaviour a scenario opens in when the reader loads it (a built-in, or a file saved by the
+/// playground) while `shown` runs in `shown_mode`: the behaviour it names (a built-in such as
+/// `controller-moved` names its own), else the one shown — unless that one was only the shown
+/// scenario's own choice, which does not stick to the next scenario (then the default). A link
+/// names its mode itself ([`Link::mode`]).
+pub fn opening_mode(next: &Scenario, shown: &Scenario, shown_mode: Mode) -> Mode {
+    next.mode.unwrap_or(if shown.mode == Some(shown_mode) { Mode::default() } else { shown_mode })
+}
+
 /// Raw DEFLATE as links use it.
 pub fn deflate(data: &[u8]) -> Vec<u8> {
     miniz_oxide::deflate::compress_to_vec(data, 9)
@@ -251,6 +260,16 @@ pub fn b64url_decode(s: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_scenario_opens_in_its_own_mode_and_a_borrowed_mode_does_not_stick() {
+        let named = |m: Option<Mode>| Scenario { mode: m, ..builtin("seed-incident").expect("built-in") };
+        let (plain, kraft) = (named(None), named(Some(Mode::Kraft)));
+        assert_eq!(opening_mode(&kraft, &plain, Mode::Fenced), Mode::Kraft, "the scenario's own");
+        assert_eq!(opening_mode(&plain, &plain, Mode::Fenced), Mode::Fenced, "the reader's choice carries");
+        assert_eq!(opening_mode(&plain, &kraft, Mode::Kraft), Mode::default(), "the last scenario's own does not");
+        assert_eq!(opening_mode(&plain, &kraft, Mode::Fenced), Mode::Fenced, "changed by the reader, it carries");
+    }
 
     #[test]
     fn base64url_round_trips() {

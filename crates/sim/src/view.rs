@@ -96,6 +96,17 @@ impl MessageState {
     }
 }
 
+/// Where partition leadership is recorded: what a UI names when it says where a leader is written.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MetadataStore {
+    /// ZooKeeper: each partition's state znode, written by the controller.
+    #[default]
+    ZooKeeper,
+    /// KRaft: the quorum's committed metadata log.
+    MetadataLog,
+}
+
 /// What the run shows at this step, in one word, decided by the core so that every UI agrees.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -113,6 +124,9 @@ pub enum Headline {
         group: String,
         /// Its coordinator partition.
         partition: TopicPartition,
+        /// That partition's leader as recorded (in [`View::metadata`]; -1: none), if the
+        /// partition is in the table.
+        leader: Option<BrokerId>,
     },
     /// Neither.
     Calm,
@@ -148,6 +162,9 @@ pub struct NodeView {
     /// A broker: the ZooKeeper server its client is connected to (or tries next).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zk_server: Option<NodeId>,
+    /// It leads [`View::watched`] (the group's coordinator partition) locally.
+    #[serde(default)]
+    pub leads_watched: bool,
 }
 
 /// A ZooKeeper server of the ensemble.
@@ -212,6 +229,10 @@ pub struct ZnodeView {
     pub version: i32,
     /// Ephemeral owner: session id and the broker holding it.
     pub ephemeral_owner: Option<String>,
+    /// The partition it belongs to: a partition's znode `/brokers/topics/<t>/partitions/<p>` or
+    /// its `state` child.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<TopicPartition>,
 }
 
 /// One partition's leadership.
@@ -294,6 +315,13 @@ pub struct PartitionView {
     pub zk_version: i32,
 }
 
+impl PartitionView {
+    /// Whether this row is `tp`.
+    pub fn is(&self, tp: &TopicPartition) -> bool {
+        self.partition == tp.partition && self.topic == tp.topic.as_str()
+    }
+}
+
 impl From<crate::message::PartitionStateInfo> for PartitionView {
     fn from(i: crate::message::PartitionStateInfo) -> Self {
         PartitionView {
@@ -332,6 +360,14 @@ pub struct ConsumerView {
     pub attempts: u32,
 }
 
+impl ConsumerView {
+    /// Its coordinator partition: partition [`ConsumerView::coordinator_partition`] of the
+    /// offsets topic.
+    pub fn coordinator_tp(&self) -> TopicPartition {
+        TopicPartition::new(OFFSETS_TOPIC, self.coordinator_partition)
+    }
+}
+
 /// The full state for a UI.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct View {
@@ -339,7 +375,7 @@ pub struct View {
     pub scenario: String,
     /// Seed.
     pub seed: u64,
-    /// Kafka behaviour (`legacy`, `fenced`).
+    /// Kafka behaviour, as [`crate::scenario::Mode::name`] writes it.
     pub mode: String,
     /// Step.
     pub step: u64,
@@ -375,8 +411,29 @@ pub struct View {
     pub finished: bool,
     /// The partition the story watches: the first consumer's coordinator partition.
     pub watched: Option<TopicPartition>,
+    /// The group whose coordinator partition [`View::watched`] is.
+    #[serde(default)]
+    pub watched_group: Option<String>,
+    /// Where partition leadership is recorded: ZooKeeper, or (KRaft) the metadata log.
+    #[serde(default)]
+    pub metadata: MetadataStore,
+    /// KRaft: the voter leading the quorum, if one leads.
+    #[serde(default)]
+    pub quorum_leader: Option<NodeId>,
     /// Split brain, stuck or calm.
     pub headline: Headline,
+}
+
+impl View {
+    /// The row of `tp` in the partition table.
+    pub fn partition(&self, tp: &TopicPartition) -> Option<&PartitionView> {
+        self.partitions.iter().find(|p| p.is(tp))
+    }
+
+    /// The leader of the watched partition as recorded (-1: none), if there is one to watch.
+    pub fn watched_leader(&self) -> Option<BrokerId> {
+        self.watched.as_ref().and_then(|tp| self.partition(tp)).map(|p| p.leader)
+    }
 }
 
 /// The end-of-run summary (`{"final": ...}` of `splitbrain run --json`).
@@ -504,6 +561,8 @@ impl World {
     /// Everything a UI draws.
     pub fn view(&self) -> View {
         let zkc = self.zk_controller();
+        let consumers = self.consumer_views();
+        let watched = consumers.first().map(ConsumerView::coordinator_tp);
         let mut nodes = Vec::new();
         if let Some(k) = self.kraft() {
             for v in k.voters.values() {
@@ -521,6 +580,7 @@ impl World {
                     controller_queue: alloc::vec![format!("log {} · committed {}", v.log.len(), v.commit)],
                     controller_waiting: None,
                     zk_server: None,
+                    leads_watched: false,
                 });
             }
         }
@@ -543,6 +603,7 @@ impl World {
                 controller_queue: Vec::new(),
                 controller_waiting: None,
                 zk_server: None,
+                leads_watched: false,
             });
         }
         for b in self.brokers() {
@@ -579,6 +640,8 @@ impl World {
                         .map(|s| format!("{} (deadlocked on the ZooKeeper client's lock)", s.call))
                 }),
                 zk_server: if self.kraft().is_none() { Some(b.zk.server()) } else { None },
+                leads_watched: b.alive
+                    && watched.as_ref().is_some_and(|w| b.partitions.get(w).is_some_and(|p| p.is_leader)),
             });
         }
         for c in self.consumers() {
@@ -596,6 +659,7 @@ impl World {
                 controller_queue: Vec::new(),
                 controller_waiting: None,
                 zk_server: None,
+                leads_watched: false,
             });
         }
         let links = self
@@ -640,6 +704,7 @@ impl World {
                     data: e.record.describe(),
                     version: e.epoch as i32,
                     ephemeral_owner: None,
+                    partition: None,
                 });
             }
         }
@@ -657,6 +722,8 @@ impl World {
                         self.zk().and_then(|z| z.session(s)).map(|x| format!(" ({})", x.owner)).unwrap_or_default();
                     format!("0x{s:x}{owner}")
                 }),
+                partition: TopicPartition::from_state_path(p)
+                    .or_else(|| TopicPartition::from_state_path(&format!("{p}/state"))),
             })
             .collect::<Vec<ZnodeView>>();
         zk_tree.extend(zk_tree_zk);
@@ -696,17 +763,17 @@ impl World {
                 differing,
             });
         }
-        let consumers = self.consumer_views();
         let acting_controllers = self.acting_controllers();
-        let watched = consumers.first().map(|c| TopicPartition::new(OFFSETS_TOPIC, c.coordinator_partition));
+        let partitions = self.partition_views();
+        let leader_of = |tp: &TopicPartition| partitions.iter().find(|p| p.is(tp)).map(|p| p.leader);
         let headline = if acting_controllers.len() > 1 {
             Headline::SplitBrain { acting: acting_controllers.clone(), zk_controller: zkc }
         } else {
             match consumers.iter().find(|c| c.status == ConsumerStatus::CoordinatorNotAvailable) {
-                Some(c) => Headline::Stuck {
-                    group: c.group.clone(),
-                    partition: TopicPartition::new(OFFSETS_TOPIC, c.coordinator_partition),
-                },
+                Some(c) => {
+                    let partition = c.coordinator_tp();
+                    Headline::Stuck { group: c.group.clone(), leader: leader_of(&partition), partition }
+                }
                 None => Headline::Calm,
             }
         };
@@ -723,13 +790,19 @@ impl World {
             zk_leader: zk_servers.iter().find(|z| z.role == ZkRole::Leader).map(|z| z.id),
             zk_servers,
             controllers,
-            partitions: self.partition_views(),
+            watched_group: consumers.first().map(|c| c.group.clone()),
+            partitions,
             consumers,
             alerts: self.alerts().to_vec(),
             zk_controller: zkc,
             acting_controllers,
             finished: self.finished(),
             watched,
+            metadata: if self.kraft().is_some() { MetadataStore::MetadataLog } else { MetadataStore::ZooKeeper },
+            quorum_leader: self
+                .kraft()
+                .and_then(|k| k.voters.values().find(|v| v.alive && v.role == crate::kraft::Role::Leader))
+                .map(|v| NodeId::Voter(v.id)),
             headline,
         }
     }

@@ -447,6 +447,21 @@ impl ZkClient {
         failed
     }
 
+    /// The client learnt that its session expired: which outstanding requests fail now. With
+    /// `retry_after_expiry` (≤1.0's I0Itec `ZkClient.retryUntilConnected`, which catches
+    /// `SessionExpiredException` and waits for a new session) only the raw handle's fail
+    /// ([`ZkClient::take_raw`]) and ZkClient's own stay to be retried on the new session; without
+    /// it (1.1's `ZooKeeperClient`, KAFKA-5642) every one fails ([`ZkClient::fail_all`]).
+    pub fn session_expired(&mut self, retry_after_expiry: bool) -> Vec<Outstanding> {
+        self.state = ConnState::Expired;
+        self.watches.clear();
+        if retry_after_expiry {
+            self.take_raw()
+        } else {
+            self.fail_all()
+        }
+    }
+
     /// True if a request for `purpose` is outstanding.
     pub fn has(&self, pred: impl Fn(&Purpose) -> bool) -> bool {
         self.outstanding.values().any(|o| pred(&o.purpose))

@@ -13,7 +13,7 @@ fn base() -> Scenario {
 #[test]
 fn legacy_search_finds_and_shrinks_a_leader_minus_one_schedule() {
     // Seed 3: the guided search finds one after 93 schedules (101 before resets joined the
-    // alphabet; the unguided swarm needed 390; the README has the table for seeds 1-12).
+    // alphabet; the unguided swarm needed 390; docs/explorer.md has the table for seeds 1-12).
     let mut ex = Explorer::new(base(), Options { mode: Mode::Legacy, seed: 3, ..Options::default() });
     let c = ex.run(300).cloned().expect("a violation within 300 schedules");
     assert_eq!(ex.tried(), 93);

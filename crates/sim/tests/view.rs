@@ -5,10 +5,12 @@ mod common;
 
 use common::*;
 use splitbrain_sim::alerts::Subject;
+use splitbrain_sim::compare::{side_by_side, Run, RunFacts};
 use splitbrain_sim::consumer::ConsumerStatus;
 use splitbrain_sim::ids::NodeKind;
 use splitbrain_sim::message::Category;
-use splitbrain_sim::view::{Headline, MessageState, NodeStatus, ZkRole};
+use splitbrain_sim::scenario::Mode;
+use splitbrain_sim::view::{Headline, MessageState, MetadataStore, NodeStatus, ZkRole};
 use splitbrain_sim::zk_client::ConnState;
 use splitbrain_sim::{AlertKind, Command, Direction, Mark, NodeId, Timeline};
 #[cfg(target_arch = "wasm32")]
@@ -46,6 +48,73 @@ fn node_kinds_follow_ids_and_statuses_follow_kinds() {
     }
 }
 
+/// Issue 32: what the page used to work out in strings comes typed — the group and its partition,
+/// who leads it, its znodes, where leadership is recorded, the quorum's leader.
+#[test]
+fn the_watched_partition_and_where_leadership_is_recorded_are_typed() {
+    let t = seed_timeline();
+    let start = t.world_at(0).expect("start").view();
+    let watched = offsets(3);
+    assert_eq!(start.watched_group.as_deref(), Some(start.consumers[0].group.as_str()));
+    assert_eq!(start.consumers[0].coordinator_tp(), watched);
+    assert_eq!(start.metadata, MetadataStore::ZooKeeper);
+    assert_eq!(start.quorum_leader, None);
+    let leader = start.watched_leader().expect("the partition is in the table");
+    assert!(leader > 0);
+    for n in &start.nodes {
+        assert_eq!(
+            n.leads_watched,
+            n.id == NodeId::Broker(leader) && n.leads.contains(&watched.to_string()),
+            "{}",
+            n.id
+        );
+    }
+    let znodes: Vec<&str> =
+        start.zk_tree.iter().filter(|z| z.partition.as_ref() == Some(&watched)).map(|z| z.path.as_str()).collect();
+    assert_eq!(znodes, [watched.state_path().trim_end_matches("/state"), watched.state_path().as_str()]);
+    assert!(start.zk_tree.iter().filter(|z| !z.path.contains("/partitions/")).all(|z| z.partition.is_none()));
+    let end = t.world_at(t.len()).expect("end").view();
+    assert_eq!(end.watched_leader(), Some(-1));
+    // Local belief, not ZooKeeper's: the star follows what each broker's ReplicaManager leads.
+    assert!(end.nodes.iter().all(|n| n.leads_watched == n.leads.contains(&watched.to_string())));
+
+    let sc = splitbrain_sim::scenario::builtin("seed-incident").expect("built-in");
+    let mut k = Timeline::with_mode(sc, None, Mode::Kraft).expect("valid");
+    k.seek(400);
+    let v = k.view();
+    assert_eq!(v.metadata, MetadataStore::MetadataLog);
+    let q = v.quorum_leader.expect("a quorum leader by step 400");
+    assert!(v.nodes.iter().any(|n| n.id == q && n.kind == NodeKind::Voter && n.acting_controller));
+    assert!(v.zk_tree.iter().all(|z| z.partition.is_none()), "metadata log records are no znodes");
+}
+
+/// Issue 32: the side-by-side comparison (the group's partition in both runs, whether they
+/// differ, and why) is the core's.
+#[test]
+fn side_by_side_compares_the_watched_partition_and_judges_why() {
+    let sc = splitbrain_sim::scenario::builtin("seed-incident").expect("built-in");
+    let legacy = seed_timeline();
+    let mut fenced = Timeline::with_mode(sc, None, Mode::Fenced).expect("valid");
+    fenced.compute_all();
+    let (lv, fv) =
+        (legacy.world_at(legacy.len()).expect("end").view(), fenced.world_at(fenced.len()).expect("end").view());
+    fn run<'a>(view: &'a splitbrain_sim::View, t: &'a Timeline, mode: Mode) -> Run<'a> {
+        Run { view, events: t.events(), behaviour: mode.behaviour() }
+    }
+    let c = side_by_side(run(&lv, &legacy, Mode::Legacy), run(&fv, &fenced, Mode::Fenced));
+    assert_eq!(c.partition, Some(offsets(3)));
+    assert_eq!(
+        c.main,
+        RunFacts { leader: Some(-1), leaderless: lv.partitions.iter().filter(|p| p.leader < 0).count() }
+    );
+    assert!(c.other.leader.is_some_and(|l| l > 0), "{c:?}");
+    assert!(c.differs);
+    assert!(c.verdict.is_some_and(|v| v != splitbrain_sim::compare::Verdict::Same), "{c:?}");
+    let same = side_by_side(run(&lv, &legacy, Mode::Legacy), run(&lv, &legacy, Mode::Legacy));
+    assert!(!same.differs);
+    assert_eq!(same.verdict, Some(splitbrain_sim::compare::Verdict::Same));
+}
+
 #[test]
 fn the_seed_incident_headline_goes_calm_split_stuck() {
     let t = seed_timeline();
@@ -68,7 +137,7 @@ fn the_seed_incident_headline_goes_calm_split_stuck() {
     let end = t.world_at(t.len()).expect("end").view();
     let c = &end.consumers[0];
     assert_eq!(c.status, ConsumerStatus::CoordinatorNotAvailable);
-    assert_eq!(end.headline, Headline::Stuck { group: c.group.clone(), partition: watched.clone() });
+    assert_eq!(end.headline, Headline::Stuck { group: c.group.clone(), partition: watched.clone(), leader: Some(-1) });
     assert!(end
         .alerts
         .iter()

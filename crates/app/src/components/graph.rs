@@ -21,9 +21,6 @@ pub struct GraphProps {
     pub view: Rc<View>,
     /// What drags cut.
     pub cut_mode: CutMode,
-    /// The consumer's coordinator partition name (`__consumer_offsets-3`), to mark its leader.
-    #[prop_or_default]
-    pub watch_partition: Option<String>,
     /// Commands from gestures.
     pub on_commands: Callback<Vec<Command>>,
 }
@@ -272,7 +269,7 @@ pub fn graph(props: &GraphProps) -> Html {
         .nodes
         .iter()
         .filter_map(|n| layout.get(n.id).map(|b| (n, *b)))
-        .map(|(n, b)| render_node(n, b.c, b.hw, b.hh, view, acting, props.watch_partition.as_deref()));
+        .map(|(n, b)| render_node(n, b.c, b.hw, b.hh, view, acting));
 
     // An ensemble: /controller and /controller_epoch under the group (the leader's replica).
     let caption = match layout.zk_caption {
@@ -342,7 +339,7 @@ fn short(l: &str, n: usize) -> String {
     }
 }
 
-fn render_node(n: &NodeView, c: Pt, hw: f64, hh: f64, view: &View, acting: usize, watch: Option<&str>) -> Html {
+fn render_node(n: &NodeView, c: Pt, hw: f64, hh: f64, view: &View, acting: usize) -> Html {
     let tr = format!("translate({},{})", f1(c.x), f1(c.y));
     let rect = |class: &'static str| {
         html! { <rect class={class} x={fmt(-hw)} y={fmt(-hh)} width={fmt(2.0 * hw)} height={fmt(2.0 * hh)} rx="9" /> }
@@ -406,7 +403,7 @@ fn render_node(n: &NodeView, c: Pt, hw: f64, hh: f64, view: &View, acting: usize
         }
         NodeId::Broker(bid) => {
             let (sess, sess_class) = short_session(n.status);
-            let leads_watch = watch.map(|w| n.leads.iter().any(|l| l == w)).unwrap_or(false);
+            let leads_watch = n.leads_watched;
             let class = classes!(
                 "node",
                 "broker",

@@ -1,6 +1,10 @@
 //! The panels beside the graph: each broker's controller context against ZooKeeper, the
 //! partition table, the consumer group, the ZooKeeper tree and the alerts.
-use splitbrain_sim::view::{CacheRow, ConsumerView, ControllerView, LeaderView, PartitionView, ZnodeView};
+use crate::text::metadata_words;
+use splitbrain_sim::view::{
+    CacheRow, ConsumerView, ControllerView, LeaderView, MetadataStore, PartitionView, ZnodeView,
+};
+use splitbrain_sim::TopicPartition;
 use std::rc::Rc;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -22,9 +26,9 @@ fn leader_text(l: i32) -> Html {
 pub struct DiffProps {
     /// Every broker's controller component.
     pub controllers: Rc<Vec<ControllerView>>,
-    /// The consumer's coordinator partition (always shown).
+    /// The consumer group's coordinator partition (always shown).
     #[prop_or_default]
-    pub watch_partition: Option<String>,
+    pub watched: Option<TopicPartition>,
     /// `/controller` in ZooKeeper.
     pub zk_controller: Option<i32>,
 }
@@ -53,9 +57,9 @@ fn lv(l: &Option<LeaderView>) -> (String, String, String, String) {
     }
 }
 
-fn diff_row(r: &CacheRow, watch: Option<&str>) -> Html {
-    let name = format!("{}-{}", r.tp.topic, r.tp.partition);
-    let is_watch = watch == Some(name.as_str());
+fn diff_row(r: &CacheRow, watch: Option<&TopicPartition>) -> Html {
+    let name = r.tp.to_string();
+    let is_watch = watch == Some(&r.tp);
     let (cl, ce, ci, cv) = lv(&r.cache);
     let (zl, ze, zi, zv) = lv(&r.zk);
     html! {
@@ -77,7 +81,7 @@ pub fn controller_context_diff(props: &DiffProps) -> Html {
         let show_all = show_all.clone();
         Callback::from(move |_| show_all.set(!*show_all))
     };
-    let watch = props.watch_partition.as_deref();
+    let watch = props.watched.as_ref();
     // Brokers with no context and no controller role are summarised in one line.
     let idle: Vec<i32> =
         props.controllers.iter().filter(|c| !c.active && c.rows.is_empty()).map(|c| c.broker).collect();
@@ -109,7 +113,7 @@ pub fn controller_context_diff(props: &DiffProps) -> Html {
         let rows: Vec<&CacheRow> = c
             .rows
             .iter()
-            .filter(|r| *show_all || r.differs || Some(format!("{}-{}", r.tp.topic, r.tp.partition).as_str()) == watch)
+            .filter(|r| *show_all || r.differs || Some(&r.tp) == watch)
             .collect();
         let hidden = c.rows.len() - rows.len();
         html! {
@@ -161,12 +165,15 @@ pub fn controller_context_diff(props: &DiffProps) -> Html {
 pub struct PartitionProps {
     /// Rows.
     pub partitions: Rc<Vec<PartitionView>>,
-    /// The consumer's coordinator partition.
+    /// The consumer group's coordinator partition.
     #[prop_or_default]
-    pub watch_partition: Option<String>,
-    /// KRaft mode: the rows are the quorum's committed metadata, not ZooKeeper's.
+    pub watched: Option<TopicPartition>,
+    /// The group it coordinates.
     #[prop_or_default]
-    pub kraft: bool,
+    pub watched_group: Option<String>,
+    /// Where the rows are recorded: ZooKeeper, or (KRaft) the quorum's committed metadata.
+    #[prop_or_default]
+    pub metadata: MetadataStore,
 }
 
 /// Every partition as ZooKeeper holds it; filterable, leaderless rows marked.
@@ -203,11 +210,15 @@ pub fn partition_table(props: &PartitionProps) -> Html {
             name.to_lowercase().contains(&f) || (f == "-1" && p.leader < 0)
         })
         .collect();
-    let watch = props.watch_partition.as_deref();
+    let watch = props.watched.as_ref();
     // With a single topic, rows are named by partition number and the topic goes in the title.
     let single_topic =
         props.partitions.first().map(|f| f.topic.clone()).filter(|t| props.partitions.iter().all(|p| &p.topic == t));
-    let source = if props.kraft { "committed metadata" } else { "ZooKeeper state" };
+    let source = match props.metadata {
+        MetadataStore::ZooKeeper => "ZooKeeper state",
+        MetadataStore::MetadataLog => "committed metadata",
+    };
+    let watch_title = format!("{}'s coordinator partition", props.watched_group.as_deref().unwrap_or("the group"));
     let title = match &single_topic {
         Some(t) => format!("Partitions of {t} ({source})"),
         None => format!("Partitions ({source})"),
@@ -233,11 +244,11 @@ pub fn partition_table(props: &PartitionProps) -> Html {
                     <tbody>
                     { for rows.iter().map(|p| {
                         let name = format!("{}-{}", p.topic, p.partition);
-                        let is_watch = watch == Some(name.as_str());
+                        let is_watch = watch.is_some_and(|w| p.is(w));
                         html! {
                             <tr key={name.clone()} data-partition={name.clone()} data-leader={p.leader.to_string()}
                                 class={classes!((p.leader < 0).then_some("leaderless"), is_watch.then_some("watch"))}>
-                                <th scope="row" title={name.clone()}>{if single_topic.is_some() { format!("p{}", p.partition) } else { name.clone() }}{ if is_watch { html!{<span class="watch-mark" title="payments-group's coordinator partition">{" ★ coordinator of the group"}</span>} } else { html!{} } }</th>
+                                <th scope="row" title={name.clone()}>{if single_topic.is_some() { format!("p{}", p.partition) } else { name.clone() }}{ if is_watch { html!{<span class="watch-mark" title={watch_title.clone()}>{" ★ coordinator of the group"}</span>} } else { html!{} } }</th>
                                 <td class="leader">{leader_text(p.leader)}</td>
                                 <td>{isr(&p.isr)}</td>
                                 <td>{isr(&p.replicas)}</td>
@@ -262,6 +273,9 @@ pub struct ConsumerProps {
     pub consumers: Rc<Vec<ConsumerView>>,
     /// Partitions (to show the coordinator partition's leader).
     pub partitions: Rc<Vec<PartitionView>>,
+    /// Where that leader is recorded.
+    #[prop_or_default]
+    pub metadata: MetadataStore,
 }
 
 /// The consumer group: id, coordinator partition with the hash computation, status.
@@ -272,7 +286,8 @@ pub fn consumer_panel(props: &ConsumerProps) -> Html {
         <section class="panel" aria-label="Consumer group" data-testid="consumer-panel">
             <h2>{"Consumer group"}</h2>
             { for props.consumers.iter().map(|c| {
-                let p = props.partitions.iter().find(|p| p.topic == "__consumer_offsets" && p.partition == c.coordinator_partition);
+                let tp = c.coordinator_tp();
+                let p = props.partitions.iter().find(|p| p.is(&tp));
                 let stuck = c.status == CS::CoordinatorNotAvailable;
                 let (status, class) = match c.status {
                     CS::Stable => (format!("joined: stable member, coordinator broker {}", c.coordinator.map(|b| b.to_string()).unwrap_or("?".into())), "ok"),
@@ -286,10 +301,10 @@ pub fn consumer_panel(props: &ConsumerProps) -> Html {
                         <p class="calc" data-testid="hash-calc">
                             <code>{format!("\"{}\".hashCode() = {}", c.group, c.hash_code)}</code><br/>
                             <code>{format!("abs({}) % {} = {}", c.hash_code, c.partitions, c.coordinator_partition)}</code>
-                            {" → coordinator partition "}<strong>{format!("__consumer_offsets-{}", c.coordinator_partition)}</strong>
+                            {" → coordinator partition "}<strong>{tp.to_string()}</strong>
                         </p>
                         if let Some(p) = p {
-                            <p>{"Its leader in ZooKeeper: "}{leader_text(p.leader)}{format!(" · ISR {} · leader_epoch {}", isr(&p.isr), p.leader_epoch)}
+                            <p>{format!("Its leader in {}: ", metadata_words(props.metadata))}{leader_text(p.leader)}{format!(" · ISR {} · leader_epoch {}", isr(&p.isr), p.leader_epoch)}
                             if p.leader < 0 { <br/><span class="explain">{"No leader means no broker hosts this group's coordinator: FindCoordinator answers COORDINATOR_NOT_AVAILABLE."}</span> }
                             </p>
                         }
@@ -361,9 +376,9 @@ pub fn alerts(props: &AlertsProps) -> Html {
 pub struct ZkProps {
     /// Znodes.
     pub znodes: Rc<Vec<ZnodeView>>,
-    /// The partition whose state znode is always shown.
+    /// The partition whose znodes are always shown.
     #[prop_or_default]
-    pub watch_partition: Option<String>,
+    pub watched: Option<TopicPartition>,
 }
 
 /// The znode tree with data, versions and ephemeral owners.
@@ -374,17 +389,9 @@ pub fn zk_tree(props: &ZkProps) -> Html {
         let s = show_all.clone();
         Callback::from(move |_| s.set(!*s))
     };
-    let watch_path = props.watch_partition.as_ref().and_then(|w| {
-        let (t, p) = w.rsplit_once('-')?;
-        Some(format!("/brokers/topics/{t}/partitions/{p}"))
-    });
-    let is_partition_znode = |p: &str| p.contains("/partitions/");
-    let hidden = props.znodes.iter().filter(|z| is_partition_znode(&z.path)).count();
-    let rows = props.znodes.iter().filter(|z| {
-        *show_all
-            || !is_partition_znode(&z.path)
-            || watch_path.as_deref().map(|w| z.path == w || z.path.starts_with(&format!("{w}/"))).unwrap_or(false)
-    });
+    let watched = |z: &ZnodeView| z.partition.is_some() && z.partition == props.watched;
+    let hidden = props.znodes.iter().filter(|z| z.partition.is_some()).count();
+    let rows = props.znodes.iter().filter(|z| *show_all || z.partition.is_none() || watched(z));
     html! {
         <section class="panel" aria-label="ZooKeeper tree" data-testid="zk-tree">
             <div class="panel-head">
@@ -396,7 +403,7 @@ pub fn zk_tree(props: &ZkProps) -> Html {
             { for rows.map(|z| {
                 let depth = z.path.matches('/').count().saturating_sub(1);
                 let name = z.path.rsplit('/').next().unwrap_or("").to_string();
-                let watch = watch_path.as_deref().map(|w| z.path.starts_with(w)).unwrap_or(false);
+                let watch = watched(z);
                 html! {
                     <li key={z.path.clone()} class={classes!(watch.then_some("watch"), z.ephemeral_owner.is_some().then_some("ephemeral"))} style={format!("padding-left: {}em", depth as f32 * 0.9)} data-path={z.path.clone()}>
                         <span class="zpath" title={z.path.clone()}>{format!("/{name}")}</span>

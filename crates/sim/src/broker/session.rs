@@ -256,11 +256,10 @@ impl Broker {
     /// client's initialization lock: if the controller thread's event needs ZooKeeper again, both
     /// wait for good and no new session is opened (KAFKA-6879, [`Controller::deadlock`]).
     fn learn_session_expired(&mut self, zkclient_line: String, cfg: &Config, out: &mut Outbox) {
-        self.zk.state = ConnState::Expired;
-        self.zk.watches.clear();
         self.registered = false;
-        if !cfg.behaviour().retry_after_expiry {
-            let failed = self.zk.fail_all();
+        let retry = cfg.behaviour().retry_after_expiry;
+        let failed = self.zk.session_expired(retry);
+        if !retry {
             let next = if cfg.behaviour().expire_waits_under_init_lock && self.controller.needs_zk_after_expiry() {
                 "calling beforeInitializingSession under the initialization lock"
             } else {
@@ -289,7 +288,7 @@ impl Broker {
             out.log(EventKind::ZkSession, zkclient_line);
             // ZKCheckedEphemeral's create was on the raw handle: it fails with SESSIONEXPIRED
             // (1.0.0 ZkUtils.scala:1095-1097) instead of being retried on the new session.
-            let raw = self.zk.take_raw();
+            let raw = failed;
             out.mark(crate::mark::Mark::SessionExpiryLearned {
                 broker: self.id,
                 failed_requests: raw.len() as u32,

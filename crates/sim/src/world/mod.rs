@@ -1,7 +1,18 @@
 //! The deterministic world (TigerBeetle-simulator style): a virtual clock, one event queue, a seeded
-//! PRNG, the network, ZooKeeper, the brokers and the consumers. [`World::step`] processes exactly
-//! one queued item and returns its [`Event`]; [`World::apply`] injects a [`Command`] now. The fault
-//! injector (scripted faults) sits beside the code under test, in the same queue.
+//! PRNG, the network, the control plane (ZooKeeper or KRaft), the brokers and the consumers.
+//! [`World::step`] processes exactly one queued item and returns its [`Event`]; [`World::apply`]
+//! injects a [`Command`] now. The fault injector (scripted faults) sits beside the code under test,
+//! in the same queue.
+//!
+//! This file holds the queue, the step and the routing only: it pops an item, hands a message or a
+//! timer to the node it names, and routes the effects the node returns (messages over the
+//! network with their latency, timers, log lines, marks). Every decision is a node's. Beside it:
+//! `control_plane/` (the seam through which ZooKeeper mode or KRaft is delivered to, fired,
+//! faulted, observed and checked), `observe.rs` (what the nodes observe after a step: coordinator
+//! health, which followers fetch, the ZooKeeper PING relay), `caches.rs` (derived fingerprints that
+//! keep those observations incremental), `faults.rs` (scripted faults), `build.rs` (the steady
+//! state at time 0), `state_hash.rs`, `step_log.rs` and `bounds.rs`. Callers outside the core (the
+//! CLI, the page, the explorer) use `World`'s public methods; nodes never call the world.
 mod bounds;
 mod build;
 mod caches;
@@ -456,10 +467,9 @@ impl World {
 
     fn deliver(&mut self, m: Message) -> StepLog {
         let render = self.render;
-        let m = match self.plane_hold(m) {
-            Ok(log) => return log,
-            Err(m) => m,
-        };
+        if self.plane_holds(&m) {
+            return self.zk_hold(m);
+        }
         if let Some(reason) = self.drop_reason(&m) {
             let mut log = StepLog::new(render, m.to, EventKind::MessageDropped, || {
                 let reason = match reason {

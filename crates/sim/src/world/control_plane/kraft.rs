@@ -2,19 +2,14 @@
 //! append or metadata push tells its sender, how a fault naming ZooKeeper applies to the voters,
 //! and the quorum's liveness timers re-derived after a fault or a voter's handler. The voters' own
 //! logic is [`crate::kraft`]'s.
-use super::super::build::running_broker;
 use super::super::step_log::StepLog;
 use super::super::World;
-use super::ControlPlane;
-use crate::broker::Broker;
 use crate::command::{Command, Direction};
 use crate::effects::Timer;
 use crate::event::EventKind;
 use crate::ids::{BrokerId, NodeId};
 use crate::kraft;
-use crate::kraft::Kraft;
 use crate::message::{Message, Payload};
-use crate::scenario::Config;
 use crate::sorted::CollectOrdered;
 use crate::vec_map::VecMap;
 use alloc::format;
@@ -172,18 +167,4 @@ impl World {
         }
         self.kraft_change(log);
     }
-}
-
-/// KRaft: the quorum with its committed metadata log, and every broker having published the
-/// image it describes. Brokers hold no ZooKeeper session and run no controller.
-pub(in crate::world) fn steady_state(cfg: &Config) -> (ControlPlane, VecMap<BrokerId, Rc<Broker>>) {
-    let quorum = Kraft::new(cfg);
-    let img = quorum.image().clone();
-    let mut brokers = VecMap::new();
-    for &b in &cfg.brokers {
-        let mut br = running_broker(cfg, b);
-        br.load_metadata_image(&img);
-        brokers.insert(b, Rc::new(br));
-    }
-    (ControlPlane::Kraft(Rc::new(quorum)), brokers)
 }

@@ -41,8 +41,8 @@ impl ControlPlane {
     /// the brokers as it leaves them (see `build.rs`).
     pub(in crate::world) fn steady_state(cfg: &Config) -> (ControlPlane, VecMap<BrokerId, Rc<Broker>>) {
         match cfg.behaviour().control_plane {
-            ControlPlaneKind::ZooKeeper => zookeeper::steady_state(cfg),
-            ControlPlaneKind::Kraft => kraft::steady_state(cfg),
+            ControlPlaneKind::ZooKeeper => super::build::zookeeper_steady_state(cfg),
+            ControlPlaneKind::Kraft => super::build::kraft_steady_state(cfg),
         }
     }
 
@@ -98,6 +98,14 @@ impl World {
         self.plane.kraft()
     }
 
+    /// The control plane's nodes, in id order: the ZooKeeper servers, or the KRaft voters.
+    pub fn plane_nodes(&self) -> Vec<NodeId> {
+        match &self.plane {
+            ControlPlane::ZooKeeper(z) => z.keys().copied().collect(),
+            ControlPlane::Kraft(k) => k.voters.keys().map(|v| NodeId::Voter(*v)).collect(),
+        }
+    }
+
     /// Whether the control plane knows node `n` (a command naming it is valid). In KRaft a fault
     /// naming one of the scenario's ZooKeeper servers (or `zk`) applies to the voters (see
     /// `apply_kraft`), so a scenario's faults run unchanged in every mode.
@@ -120,12 +128,12 @@ impl World {
         }
     }
 
-    /// A message about to be delivered that the plane holds instead (`Ok`: the step that held
-    /// it): ZooKeeper's packets between two servers while their link is stalled.
-    pub(in crate::world) fn plane_hold(&mut self, m: Message) -> Result<StepLog, Message> {
+    /// Whether the plane holds a message about to be delivered instead (the world then hands it
+    /// to [`World::zk_hold`]): ZooKeeper's packets between two servers while their link is stalled.
+    pub(in crate::world) fn plane_holds(&self, m: &Message) -> bool {
         match self.plane {
-            ControlPlane::ZooKeeper(_) => self.zk_hold(m),
-            ControlPlane::Kraft(_) => Err(m),
+            ControlPlane::ZooKeeper(_) => self.zk_holds(m),
+            ControlPlane::Kraft(_) => false,
         }
     }
 

@@ -3,29 +3,16 @@
 //! its server, and the implicit PING round (which sessions' touches reach each leader) after a
 //! step. The servers' own logic is [`crate::zookeeper`]'s; this file runs their handlers with what
 //! they can observe of their clients and routes what they do.
-use super::super::build::running_broker;
 use super::super::caches::{Mix, RelayKey};
 use super::super::step_log::StepLog;
 use super::super::{delivery, World};
-use super::ControlPlane;
 use crate::broker::Broker;
-use crate::controller::partition_state::PartitionState;
-use crate::controller::replica_state::ReplicaState;
-use crate::controller::{Cached, ControllerContext};
 use crate::effects::{Outbox, Timer};
 use crate::event::{EventKind, Outcome};
-use crate::ids::TopicPartition;
 use crate::ids::{BrokerId, NodeId};
-use crate::message::PartitionStateInfo;
 use crate::message::{Message, Payload};
 use crate::network::Network;
-use crate::scenario::Config;
-use crate::sorted::CollectOrdered;
 use crate::vec_map::VecMap;
-use crate::vec_map::VecSet;
-use crate::znodes::{LeaderIsr, ZData};
-use crate::zookeeper::data_tree::DataTree;
-use crate::zookeeper::ops::ZkOp;
 use crate::zookeeper::server::{ClientLinks, ZkServerNode};
 use crate::zookeeper::session::SessionId;
 use alloc::format;
@@ -33,21 +20,21 @@ use alloc::rc::Rc;
 use alloc::vec::Vec;
 
 impl World {
-    /// A packet between two servers whose link is cut waits on its stalled TCP connection, in
-    /// order (`Ok`: the step that held it); any other message goes on (`Err`).
-    pub(in crate::world) fn zk_hold(&mut self, m: Message) -> Result<StepLog, Message> {
-        let render = self.render;
-        if m.from.is_zk() && m.to.is_zk() && !self.net.is_up(m.from, m.to) {
-            // A stalled TCP connection between two servers: the packet waits, in order.
-            let mut log = StepLog::new(render, m.to, EventKind::Info, || {
-                format!("{} → {}: {} (held: link cut)", m.from, m.to, m.payload.label())
-            });
-            log.from = Some(m.from);
-            log.delivery = Some(delivery(&m, Outcome::Held));
-            self.stalled.push(m);
-            return Ok(log);
-        }
-        Err(m)
+    /// Whether `m` is a packet between two servers whose link is cut: it waits on its stalled
+    /// TCP connection, in order ([`World::zk_hold`]).
+    pub(in crate::world) fn zk_holds(&self, m: &Message) -> bool {
+        m.from.is_zk() && m.to.is_zk() && !self.net.is_up(m.from, m.to)
+    }
+
+    /// Holds `m` on its stalled connection: the step that held it.
+    pub(in crate::world) fn zk_hold(&mut self, m: Message) -> StepLog {
+        let mut log = StepLog::new(self.render, m.to, EventKind::Info, || {
+            format!("{} → {}: {} (held: link cut)", m.from, m.to, m.payload.label())
+        });
+        log.from = Some(m.from);
+        log.delivery = Some(delivery(&m, Outcome::Held));
+        self.stalled.push(m);
+        log
     }
 
     /// A message to a ZooKeeper server.
@@ -197,101 +184,4 @@ impl ClientLinks for ZkLinks<'_> {
             _ => false,
         }
     }
-}
-
-/// ZooKeeper: `/controller_epoch`, `/isr_change_notification`, every broker's session and
-/// ephemeral registration, `/controller` held by the configured controller, the topics'
-/// assignments and partition states; every broker watches `/controller`, and the controller also
-/// watches `/brokers/ids`, `/isr_change_notification` and `/brokers/topics`, with its context
-/// loaded and both state machines Online.
-pub(in crate::world) fn steady_state(cfg: &Config) -> (ControlPlane, VecMap<BrokerId, Rc<Broker>>) {
-    let mut zk = DataTree::new();
-    let epoch = cfg.controller_epoch;
-    zk.seed_node("/controller_epoch", ZData::ControllerEpoch { epoch }, None);
-    zk.seed_version("/controller_epoch", epoch - 1);
-    zk.seed_node("/isr_change_notification", ZData::Empty, None);
-    let mut sessions: VecMap<BrokerId, SessionId> = VecMap::new();
-    for &b in &cfg.brokers {
-        let s = zk.open_session(NodeId::Broker(b), cfg.session_timeout_ms, 0);
-        sessions.insert(b, s);
-        zk.seed_node(&format!("/brokers/ids/{b}"), ZData::Broker { id: b }, Some(s));
-    }
-    zk.seed_node(
-        "/controller",
-        ZData::Controller { broker_id: cfg.controller, timestamp: 0 },
-        Some(sessions[&cfg.controller]),
-    );
-    for t in &cfg.topics {
-        let partitions = cfg.partitions_of(t).map(|tp| (tp.partition, cfg.assignment[tp].clone())).collect_ordered();
-        zk.seed_node(&format!("/brokers/topics/{t}"), ZData::Assignment { partitions }, None);
-    }
-    let mut leadership = VecMap::new();
-    for (tp, replicas) in &cfg.assignment {
-        let (le, ver) = cfg.initial[tp];
-        let state = LeaderIsr { leader: replicas[0], leader_epoch: le, isr: replicas.clone(), controller_epoch: epoch };
-        zk.seed_node(&tp.state_path(), ZData::PartitionState { state: state.clone() }, None);
-        zk.seed_version(&tp.state_path(), ver);
-        leadership.insert(tp.clone(), alloc::rc::Rc::new(Cached { state, zk_version: ver }));
-    }
-    let live: VecSet<BrokerId> = cfg.brokers.iter().copied().collect_ordered();
-    let infos: VecMap<TopicPartition, PartitionStateInfo> =
-        leadership.iter().map(|(tp, c)| (tp.clone(), c.info(tp, cfg.assignment[tp].clone()))).collect_ordered();
-    let mut brokers = VecMap::new();
-    for &b in &cfg.brokers {
-        let s = sessions[&b];
-        let mut br = running_broker(cfg, b);
-        br.zk.session = Some(s);
-        br.zk.servers = cfg.zk.connect_of(b);
-        br.controller.active_id = cfg.controller;
-        // The watches the broker's reads left, on the server it is connected to (each server's
-        // copy of the tree drops the others' below) and in its client's `ZKWatchManager`.
-        let read = ZkOp::GetData { path: "/controller".into(), watch: true };
-        let (r, _) = zk.apply(s, &read, 0);
-        br.zk.note_watch(&read, &r);
-        if b == cfg.controller {
-            for path in ["/brokers/ids", "/isr_change_notification", "/brokers/topics"] {
-                let read = ZkOp::GetChildren { path: path.into(), watch: true };
-                let (r, _) = zk.apply(s, &read, 0);
-                br.zk.note_watch(&read, &r);
-            }
-            let ver = zk.get("/controller_epoch").map(|n| n.stat.version).unwrap_or(0);
-            br.controller.ctx = ControllerContext {
-                epoch,
-                epoch_zk_version: ver,
-                live_brokers: live.clone(),
-                assignment: cfg.assignment.clone().into(),
-                leadership: Rc::new(leadership.clone()),
-                log: Default::default(),
-                loaded: true,
-            };
-            br.controller.listeners = true;
-            for (tp, replicas) in &cfg.assignment {
-                br.controller.partition_states.insert(tp.clone(), PartitionState::OnlinePartition);
-                for r in replicas {
-                    br.controller.replica_states.insert((tp.clone(), *r), ReplicaState::OnlineReplica);
-                }
-            }
-        }
-        br.load_metadata(live.clone(), infos.clone());
-        brokers.insert(b, Rc::new(br));
-    }
-    // Every server holds the same tree at time 0; with equal zxids the highest id won the
-    // election (FastLeaderElection.totalOrderPredicate).
-    let ens = &cfg.zk;
-    let leader = ens.servers.iter().max().copied();
-    let mut servers = VecMap::new();
-    for &id in &ens.servers {
-        let peers: Vec<NodeId> = ens.servers.iter().copied().filter(|p| *p != id).collect();
-        let mut z = ZkServerNode::member(id, peers, zk.clone(), ens.tick_ms, ens.sync_limit, leader, 0);
-        for (b, br) in &brokers {
-            let br: &Rc<Broker> = br;
-            if br.zk.server() == id {
-                z.seed_client(NodeId::Broker(*b), sessions[b]);
-            } else {
-                z.drop_watches(sessions[b]);
-            }
-        }
-        servers.insert(id, z);
-    }
-    (ControlPlane::ZooKeeper(Rc::new(servers)), brokers)
 }
