@@ -2,7 +2,11 @@
 """Checks the core's shape (crates/sim/src), as the structure issue states it:
 
 1. no import cycle between the core's modules (each file is a module; a folder's mod.rs is the
-   folder's module; a child using its parent through `super::` is containment, not an import);
+   folder's module; a child using its parent through `super::` is containment, not an import).
+   Paths are read in every form, relative to the file's module: `crate::`, `self::`, `super::`
+   (any number of them, so `super::sibling` is an import of the sibling), a child module's bare
+   name, and grouped `use a::{b, c::{d}}`; a name re-exported with `pub use` is followed to the
+   module that defines it (scripts/test_check_structure.py plants circles to prove it);
 2. no `Mode::<Variant>` named outside mode.rs (the seam) and scenario.rs (the parser) — the rest
    of the core asks `Behaviour` properties;
 3. no `impl Broker` in the controller's files (the controller is its own type);
@@ -23,39 +27,167 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crates", 
 APP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crates", "app", "src")
 
 
-def modules(root=ROOT):
+def modules(root=ROOT, skip_dirs=None):
+    """The modules under `root`, by path (`a::b`), each as (file, source without comments and
+    test modules). A folder's mod.rs is the folder's module; lib.rs and main.rs are the crate root,
+    kept under the name "" for their re-exports only."""
+    if skip_dirs is None:
+        skip_dirs = ("bin",) if os.path.abspath(root) == os.path.abspath(APP) else ()
     files = {}
     for dp, dirs, fn in os.walk(root):
-        dirs[:] = [d for d in dirs if not (root == APP and d == "bin")]
-        for f in fn:
+        dirs[:] = sorted(d for d in dirs if not (dp == root and d in skip_dirs))
+        for f in sorted(fn):
             if not f.endswith(".rs"):
                 continue
             parts = os.path.relpath(os.path.join(dp, f), root)[:-3].split(os.sep)
             if parts[-1] == "mod":
                 parts = parts[:-1]
-            if parts in (["lib"], ["main"]) or parts[-1] == "tests":
+            if parts[-1] == "tests":
                 continue
-            src = open(os.path.join(dp, f), encoding="utf-8").read()
+            with open(os.path.join(dp, f), encoding="utf-8") as fh:
+                src = fh.read()
             cut = src.find("#[cfg(test)]\nmod tests {")
             if cut >= 0:
                 src = src[:cut]
             src = "\n".join(l for l in src.split("\n") if not l.strip().startswith("//"))
-            files["::".join(parts)] = (os.path.relpath(os.path.join(dp, f), root), src)
+            name = "" if parts in (["lib"], ["main"]) else "::".join(parts)
+            if name == "" and "" in files:
+                prev = files[""]
+                files[""] = (prev[0], prev[1] + "\n" + src)
+            else:
+                files[name] = (os.path.relpath(os.path.join(dp, f), root), src)
     return files
 
 
+IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\*")
+WS = re.compile(r"\s*")
+
+
+def _tree(src, i):
+    """Parses a path or use tree at `src[i]` (just after a `::`): returns its paths, each a list of
+    segments, and where it ends. `a::{b, c::{d, e}}` gives [a, b], [a, c, d], [a, c, e]."""
+    i = WS.match(src, i).end()
+    if i < len(src) and src[i] == "{":
+        i += 1
+        paths = []
+        while True:
+            i = WS.match(src, i).end()
+            if i >= len(src):
+                return paths, i
+            if src[i] == "}":
+                return paths, i + 1
+            if src[i] == ",":
+                i += 1
+                continue
+            sub, j = _tree(src, i)
+            if j == i:  # not a path: give up on this group
+                return paths, i
+            paths += sub
+            i = WS.match(src, j).end()
+            alias = re.compile(r"as\s+[A-Za-z_][A-Za-z0-9_]*").match(src, i)
+            if alias:
+                i = alias.end()
+    m = IDENT.match(src, i)
+    if not m:
+        return [[]], i
+    seg, i = m.group(), m.end()
+    j = WS.match(src, i).end()
+    if src.startswith("::", j):
+        k = WS.match(src, j + 2).end()
+        if k < len(src) and (src[k] == "{" or IDENT.match(src, k)):
+            sub, i = _tree(src, k)
+            return [[seg] + p for p in sub], i
+    return [[seg]], i
+
+
+ROOTED = re.compile(r"(?<![A-Za-z0-9_:])(crate|super|self)((?:\s*::\s*super)*)\s*::")
+BARE = re.compile(r"(?<![A-Za-z0-9_:])([a-z_][a-z0-9_]*)\s*::")
+
+
+def paths_in(m, src, children):
+    """Every path `src` (module `m`, a list of segments; [] for the root) names through `crate::`,
+    `self::`, `super::` (any number) or a child module's name, made absolute."""
+    out, spans = [], []
+    for hit in ROOTED.finditer(src):
+        if any(a <= hit.start() < b for a, b in spans):
+            continue
+        if hit.group(1) == "crate":
+            base = []
+        else:
+            ups = (1 if hit.group(1) == "super" else 0) + hit.group(2).count("super")
+            if ups > len(m):
+                continue
+            base = m[: len(m) - ups]
+        paths, end = _tree(src, hit.end())
+        spans.append((hit.start(), end))
+        out += [base + p for p in paths]
+    for hit in BARE.finditer(src):
+        if hit.group(1) in children and not any(a <= hit.start() < b for a, b in spans):
+            paths, end = _tree(src, hit.start())
+            spans.append((hit.start(), end))
+            out += [m + p for p in paths]
+    return [[s for s in p if s != "self"] for p in out]
+
+
+PUB_USE = re.compile(r"\bpub(?:\s*\([a-z]+\))?\s+use\s+[^;]*;")
+
+
 def deps(files):
+    """The import graph: module → the modules it names, less itself and its ancestors (a child
+    using its parent is containment). A path through a re-export (`pub use x::Y;` in M makes `M::Y`
+    mean `x::Y`, lib.rs's included) counts as naming where the item lives; a module re-exporting
+    one of its own descendants contains it and does not import it."""
+    children = {}
+    for name in files:
+        parts = name.split("::") if name else []
+        if parts:
+            children.setdefault("::".join(parts[:-1]), set()).add(parts[-1])
+    named, exports = {}, {}
+    for name, (_, src) in files.items():
+        m = name.split("::") if name else []
+        kids = children.get(name, set())
+        table, reexported = {}, []
+        for stmt in PUB_USE.finditer(src):
+            text = stmt.group()
+            body = text[re.match(r"pub(?:\s*\([a-z]+\))?\s+use\s+", text).end():]
+            for p in paths_in(m, body, kids):
+                if p:
+                    table[p[-1]] = p
+                    reexported.append(p)
+            for alias in re.finditer(r"([A-Za-z_][A-Za-z0-9_]*)\s+as\s+([A-Za-z_][A-Za-z0-9_]*)", body):
+                for p in paths_in(m, body, kids):
+                    if p and p[-1] == alias.group(1):
+                        table[alias.group(2)] = p
+        exports[name] = table
+        named[name] = paths_in(m, PUB_USE.sub(";", src), kids), reexported
+
+    def module_of(path):
+        for n in range(len(path), 0, -1):
+            if "::".join(path[:n]) in files:
+                return n
+        return 0
+
+    def resolve(path, depth=0):
+        """The module where the item `path` names lives (None: the crate root or outside)."""
+        n = module_of(path)
+        mod = "::".join(path[:n])
+        rest = path[n:]
+        if rest and rest[0] in exports.get(mod, {}) and depth < 8:
+            target = exports[mod][rest[0]] + rest[1:]
+            if target != path:
+                got = resolve(target, depth + 1)
+                if got is not None:
+                    return got
+        return mod or None
+
     out = {}
-    for m, (_, src) in files.items():
-        d = set()
-        for a, b in re.findall(r"crate::([a-z_0-9]+)(?:::([a-z_0-9]+))?", src):
-            t = f"{a}::{b}" if b and f"{a}::{b}" in files else a
-            d.add(t)
-        for a, inner in re.findall(r"crate::([a-z_0-9]+)::\{([^}]*)\}", src):
-            for b in re.findall(r"\b([a-z_0-9]+)\b", inner):
-                if f"{a}::{b}" in files:
-                    d.add(f"{a}::{b}")
-        out[m] = {t for t in d if t in files and t != m and not m.startswith(t + "::")}
+    for name in files:
+        if name == "":
+            continue
+        used, reexported = named[name]
+        d = {resolve(p) for p in used}
+        d |= {t for t in map(resolve, reexported) if t is not None and not t.startswith(name + "::")}
+        out[name] = {t for t in d if t is not None and t != name and not name.startswith(t + "::")}
     return out
 
 
@@ -91,14 +223,58 @@ def cycles(graph):
     return found
 
 
+def circles(graph, comp):
+    """The shortest circle through each module of a strongly connected component, without
+    repeats: what to cut, where `cycles` gives only the whole knot."""
+    inside = set(comp)
+    found = []
+    for start in sorted(comp):
+        prev, queue, seen = {}, [start], {start}
+        while queue:
+            v = queue.pop(0)
+            if v != start and start in graph[v]:
+                path = [v]
+                while path[-1] != start:
+                    path.append(prev[path[-1]])
+                path.reverse()
+                break
+            for w in sorted(graph[v] & inside):
+                if w not in seen:
+                    seen.add(w)
+                    prev[w] = v
+                    queue.append(w)
+        else:
+            continue
+        i = path.index(min(path))
+        path = path[i:] + path[:i]
+        if path not in found:
+            found.append(path)
+    return found
+
+
+def import_cycles(root, skip_dirs=None):
+    """The import cycles among the modules under `root`, each a sorted list of module paths."""
+    return cycles(deps(modules(root, skip_dirs)))
+
+
 def main():
-    files = modules()
+    files = modules(ROOT)
     problems = []
-    for c in cycles(deps(files)):
-        problems.append("import cycle between modules: " + " <-> ".join(c))
+    graph = deps(files)
+    for c in cycles(graph):
+        shortest = circles(graph, c)
+        problems.append("import cycle between modules: " + " <-> ".join(c) + "".join(
+            "\n  circle: " + " -> ".join(k + k[:1]) for k in shortest
+        ))
     app = modules(APP) if os.path.isdir(APP) else {}
-    for c in cycles(deps(app)):
-        problems.append("import cycle between the web app's modules: " + " <-> ".join(c))
+    graph = deps(app)
+    for c in cycles(graph):
+        shortest = circles(graph, c)
+        problems.append("import cycle between the web app's modules: " + " <-> ".join(c) + "".join(
+            "\n  circle: " + " -> ".join(k + k[:1]) for k in shortest
+        ))
+    files.pop("", None)
+    app.pop("", None)
     variant = re.compile(r"\bMode::(Legacy|Kafka11|Fenced|Kraft)\b")
     for m, (path, src) in files.items():
         if path not in ("mode.rs", "scenario.rs"):

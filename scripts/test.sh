@@ -162,6 +162,7 @@ stage_native_tests() {
   # The page's reducer and helpers, natively (nothing there needs a browser; the same tests run
   # in Chromium in app-wasm-test).
   [[ -f crates/app/Cargo.toml ]] && x cargo test -p splitbrain-app --lib
+  x python3 scripts/test_check_structure.py
   x python3 scripts/check-structure.py
   # The page names no Kafka topic or group of its own (issue 32); the check shows it can fail.
   x python3 scripts/check-app-literals.py --self-test

@@ -12,7 +12,11 @@
 //! field, a session never connected, a path ZooKeeper would refuse) ends the replay with an error
 //! naming the line.
 use splitbrain_sim::ids::NodeId;
-use splitbrain_sim::zookeeper::{DataTree, MultiOp, SessionId, WatchEvent, ZData, ZkOp, ZkResult};
+use splitbrain_sim::znodes::ZData;
+use splitbrain_sim::zookeeper::data_tree::DataTree;
+use splitbrain_sim::zookeeper::ops::{MultiOp, ZkOp, ZkResult};
+use splitbrain_sim::zookeeper::session::SessionId;
+use splitbrain_sim::zookeeper::watch::WatchEvent;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -190,10 +194,10 @@ impl Replay {
     fn event<'a>(&'a self, e: &'a WatchEvent) -> (&'a str, &'a str, &'static str) {
         let name = self.names.get(&e.session).map(String::as_str).unwrap_or("?");
         let ty = match e.kind {
-            splitbrain_sim::zookeeper::WatchEventType::NodeCreated => "NodeCreated",
-            splitbrain_sim::zookeeper::WatchEventType::NodeDeleted => "NodeDeleted",
-            splitbrain_sim::zookeeper::WatchEventType::NodeDataChanged => "NodeDataChanged",
-            splitbrain_sim::zookeeper::WatchEventType::NodeChildrenChanged => "NodeChildrenChanged",
+            splitbrain_sim::zookeeper::watch::WatchEventType::NodeCreated => "NodeCreated",
+            splitbrain_sim::zookeeper::watch::WatchEventType::NodeDeleted => "NodeDeleted",
+            splitbrain_sim::zookeeper::watch::WatchEventType::NodeDataChanged => "NodeDataChanged",
+            splitbrain_sim::zookeeper::watch::WatchEventType::NodeChildrenChanged => "NodeChildrenChanged",
         };
         (name, e.path.as_str(), ty)
     }

@@ -3,11 +3,13 @@
 //! active controller whose cache disagrees with ZooKeeper; a consumer group without a coordinator.
 use crate::broker::Broker;
 use crate::consumer::{Consumer, ConsumerStatus};
-use crate::controller::{leader_isr_json, Cached};
+use crate::controller::Cached;
 use crate::ids::{fmt_ids, BrokerId, TopicPartition, NO_LEADER};
 use crate::sorted::CollectOrdered;
 use crate::vec_map::{VecMap, VecSet};
-use crate::zookeeper::{DataTree, LeaderIsr, ZData};
+use crate::znodes::leader_isr_json;
+use crate::znodes::{LeaderIsr, ZData};
+use crate::zookeeper::data_tree::DataTree;
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;

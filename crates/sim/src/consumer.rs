@@ -117,10 +117,6 @@ impl Consumer {
         }
     }
 
-    fn node(&self) -> NodeId {
-        NodeId::Client(self.id)
-    }
-
     fn corr(&mut self) -> u64 {
         let c = self.next_corr;
         self.next_corr += 1;
@@ -164,8 +160,6 @@ impl Consumer {
 
     /// A response.
     pub fn on_message(&mut self, from: NodeId, payload: Payload, out: &mut Outbox) {
-        let me = self.node();
-        let _ = me;
         match payload {
             Payload::FindCoordinatorResponse { corr, result } if Some(corr) == self.pending => {
                 self.pending = None;

@@ -48,6 +48,7 @@ pub mod vec_map;
 pub mod view;
 pub mod world;
 pub mod zk_client;
+pub mod znodes;
 pub mod zookeeper;
 
 pub use alerts::{Alert, AlertKind};

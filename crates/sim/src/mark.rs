@@ -142,7 +142,7 @@ pub enum Mark {
         /// The broker whose session sent the delete.
         by: BrokerId,
         /// Its session.
-        session: crate::zookeeper::SessionId,
+        session: crate::zookeeper::session::SessionId,
         /// The broker id in the deleted node.
         holder: BrokerId,
         /// The holder's session was alive: a live controller's node was removed.

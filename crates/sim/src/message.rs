@@ -2,7 +2,10 @@
 //! (`LeaderAndIsrRequest`, `UpdateMetadataRequest`, built by `ControllerBrokerRequestBatch`) and the
 //! consumer's group-coordinator requests.
 use crate::ids::{fmt_ids, BrokerId, NodeId, TopicPartition};
-use crate::zookeeper::{LeaderIsr, SessionId, WatchEvent, ZkOp, ZkResult};
+use crate::znodes::LeaderIsr;
+use crate::zookeeper::ops::{ZkOp, ZkResult};
+use crate::zookeeper::session::SessionId;
+use crate::zookeeper::watch::WatchEvent;
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -102,12 +105,12 @@ pub enum Payload {
     },
     /// `SetWatches`, sent first on a resumed session's new connection (release-3.4.10
     /// `ClientCnxn.java:885-935`, `primeConnection`): the watches the client holds, for the server
-    /// to register again or fire at once ([`crate::zookeeper::DataTree::set_watches`]).
+    /// to register again or fire at once ([`crate::zookeeper::data_tree::DataTree::set_watches`]).
     ZkSetWatches {
         /// The session.
         session: SessionId,
         /// The client's watches.
-        watches: Vec<crate::zookeeper::ClientWatch>,
+        watches: Vec<crate::zookeeper::watch::ClientWatch>,
     },
     /// A ZooKeeper request.
     ZkRequest {
@@ -140,7 +143,7 @@ pub enum Payload {
     /// Between ZooKeeper servers: election, sync, pings, forwarded requests, commits.
     ZkPeer {
         /// The quorum packet.
-        msg: crate::zookeeper::PeerMsg,
+        msg: crate::zookeeper::proto::PeerMsg,
     },
     /// `LeaderAndIsrRequest`.
     LeaderAndIsr {
@@ -311,7 +314,8 @@ impl Payload {
             Payload::ZkRequest { op, .. } => op.describe(),
             Payload::ZkSetWatches { watches, .. } => format!("setWatches ×{}", watches.len()),
             Payload::ZkResponse { result, .. } => match result {
-                crate::zookeeper::ZkResult::Error { code } | crate::zookeeper::ZkResult::MultiFailed { code, .. } => {
+                crate::zookeeper::ops::ZkResult::Error { code }
+                | crate::zookeeper::ops::ZkResult::MultiFailed { code, .. } => {
                     format!("error {}", code.name())
                 }
                 _ => String::from("ok"),

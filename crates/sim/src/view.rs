@@ -4,13 +4,14 @@
 use crate::alerts::Alert;
 use crate::consumer::ConsumerStatus;
 use crate::consumer::{java_string_hash, kafka_abs};
-use crate::controller::leader_isr_json;
 use crate::ids::{BrokerId, NodeId, NodeKind, TopicPartition};
 use crate::message::Category;
 use crate::scenario::OFFSETS_TOPIC;
 use crate::world::{Item, World};
 use crate::zk_client::ConnState;
-use crate::zookeeper::{LeaderIsr, Role, ZData};
+use crate::znodes::leader_isr_json;
+use crate::znodes::{LeaderIsr, ZData};
+use crate::zookeeper::proto::Role;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -462,7 +463,7 @@ pub struct Summary {
 
 impl World {
     /// A znode, when the control plane is ZooKeeper.
-    pub(crate) fn znode(&self, path: &str) -> Option<&crate::zookeeper::Znode> {
+    pub(crate) fn znode(&self, path: &str) -> Option<&crate::zookeeper::data_tree::Znode> {
         self.zk()?.get(path)
     }
 

@@ -22,7 +22,9 @@
 use crate::effects::Outbox;
 use crate::ids::NodeId;
 use crate::message::Payload;
-use crate::zookeeper::{ClientWatch, SessionId, WatchEventType, ZkError, ZkOp, ZkResult};
+use crate::zookeeper::ops::{ZkError, ZkOp, ZkResult};
+use crate::zookeeper::session::SessionId;
+use crate::zookeeper::watch::{ClientWatch, WatchEventType};
 use alloc::rc::Rc;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
@@ -523,7 +525,7 @@ mod tests {
         let (_, _) = c.submit(Rc::new(read()), Purpose::Controller);
         let notify = ZkOp::Create {
             path: "/isr_change_notification/isr_change_".into(),
-            data: crate::zookeeper::ZData::Empty,
+            data: crate::znodes::ZData::Empty,
             ephemeral: false,
             sequential: true,
         };
@@ -538,8 +540,8 @@ mod tests {
     #[test]
     fn the_client_remembers_its_watches_until_they_fire() {
         let mut c = ZkClient::default();
-        let stat = crate::zookeeper::Stat { version: 0, cversion: 0, czxid: 3, mzxid: 7, ephemeral_owner: None };
-        let data = ZkResult::Data { data: crate::zookeeper::ZData::Empty, stat };
+        let stat = crate::zookeeper::ops::Stat { version: 0, cversion: 0, czxid: 3, mzxid: 7, ephemeral_owner: None };
+        let data = ZkResult::Data { data: crate::znodes::ZData::Empty, stat };
         c.note_watch(&ZkOp::GetData { path: "/controller".into(), watch: false }, &data);
         assert!(c.watches.is_empty(), "no watch asked, none kept");
         c.note_watch(&read(), &data);
@@ -563,7 +565,7 @@ mod tests {
         let mut out = Outbox::default();
         let create = ZkOp::Create {
             path: "/controller".into(),
-            data: crate::zookeeper::ZData::Empty,
+            data: crate::znodes::ZData::Empty,
             ephemeral: true,
             sequential: false,
         };

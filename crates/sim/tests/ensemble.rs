@@ -130,8 +130,11 @@ fn an_isolated_leader_is_replaced_by_the_highest_id_when_zxids_tie() {
     assert!(e.time_ms > 11_000, "after syncLimit: {}", e.time_ms);
     // The old leader stopped leading (no quorum) and closed its clients.
     assert!(first_mark(&events, |m| matches!(m, Mark::ZkClientsDropped { server, .. } if *server == ZK3)).is_some());
-    let leaders: Vec<NodeId> =
-        w.zk_servers().filter(|z| z.role() == splitbrain_sim::zookeeper::Role::Leading).map(|z| z.id()).collect();
+    let leaders: Vec<NodeId> = w
+        .zk_servers()
+        .filter(|z| z.role() == splitbrain_sim::zookeeper::proto::Role::Leading)
+        .map(|z| z.id())
+        .collect();
     assert_eq!(leaders, vec![ZK2]);
 }
 
@@ -242,7 +245,7 @@ fn random_faults_then_healing_leave_one_leader_equal_replicas_and_connected_clie
         let leaders: Vec<NodeId> = servers.iter().filter(|z| z.role == ZkRole::Leader).map(|z| z.id).collect();
         assert_eq!(leaders.len(), 1, "run {k}: {script:?}");
         assert!(servers.iter().all(|z| z.leader == Some(leaders[0]) && z.zxid == servers[0].zxid), "run {k}");
-        let replica = |z: &splitbrain_sim::zookeeper::ZkServerNode| {
+        let replica = |z: &splitbrain_sim::zookeeper::server::ZkServerNode| {
             let nodes: Vec<_> = z.tree().nodes().map(|(p, n)| (String::from(p), n.stat.version)).collect();
             let sessions: Vec<_> = z.tree().sessions().map(|s| (s.id, s.expired)).collect();
             (nodes, sessions)

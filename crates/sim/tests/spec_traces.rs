@@ -22,7 +22,7 @@
 //!    replica already out of the ISR (`removeFromIsr` without a write).
 use splitbrain_sim::mark::Mark;
 use splitbrain_sim::scenario::{builtin, builtin_names};
-use splitbrain_sim::zookeeper::ZData;
+use splitbrain_sim::znodes::ZData;
 use splitbrain_sim::{Command, Mode, NodeId, World};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;

@@ -10,7 +10,8 @@ use crate::scenario::builtin;
 use crate::scenario::OFFSETS_TOPIC;
 use crate::vec_map::VecMap;
 use crate::zk_client::{ConnState, Purpose};
-use crate::zookeeper::{ZData, ZkError, ZkOp, ZkResult};
+use crate::znodes::ZData;
+use crate::zookeeper::ops::{ZkError, ZkOp, ZkResult};
 use alloc::vec;
 use alloc::vec::Vec;
 

@@ -25,14 +25,16 @@
 //! (2.1.0 batches it too, `initializeLeaderAndIsrForPartitions`); the pipelined read is answered as
 //! ZooKeeper answers pipelined requests of one session, in order, but other clients' writes may
 //! fall between them in the model exactly as in ZooKeeper.
-use super::{parse_state, Cached, Controller, ControllerIo, Exec, Step as AnyStep};
+use super::partition_state::parse_state;
+use super::{Cached, Controller, ControllerIo, Exec, Step as AnyStep};
 use crate::controller::election::{self, offline_leader};
-use crate::controller::leader_isr_json;
 use crate::controller::partition_state::PartitionState;
 use crate::event::EventKind;
 use crate::ids::{BrokerId, TopicPartition};
 use crate::mark::Mark;
-use crate::zookeeper::{LeaderIsr, ZData, ZkError, ZkOp, ZkResult};
+use crate::znodes::leader_isr_json;
+use crate::znodes::{LeaderIsr, ZData};
+use crate::zookeeper::ops::{ZkError, ZkOp, ZkResult};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;

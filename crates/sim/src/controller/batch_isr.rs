@@ -19,11 +19,13 @@
 //! Logged: only TRACE "Changed state of replica … from OnlineReplica to OfflineReplica" (2.1.0
 //! RSM:389-391); 1.0's INFO "New leader and ISR for partition …" is gone. The model adds the
 //! written state and, when the cache disagreed with ZooKeeper, why no election ran.
-use super::{parse_state, Controller, ControllerIo, Exec};
-use crate::controller::leader_isr_json;
+use super::partition_state::parse_state;
+use super::{Controller, ControllerIo, Exec};
 use crate::event::EventKind;
 use crate::ids::{BrokerId, TopicPartition, NO_LEADER};
-use crate::zookeeper::{LeaderIsr, ZData, ZkError, ZkOp, ZkResult};
+use crate::znodes::leader_isr_json;
+use crate::znodes::{LeaderIsr, ZData};
+use crate::zookeeper::ops::{ZkError, ZkOp, ZkResult};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -195,7 +197,7 @@ impl Controller {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::controller::election::remove_from_isr;
+    use crate::controller::remove_isr::remove_from_isr;
     use alloc::vec;
 
     fn li(leader: BrokerId, epoch: i32, isr: &[BrokerId]) -> LeaderIsr {

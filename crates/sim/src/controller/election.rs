@@ -2,8 +2,8 @@
 //! for each Offline or New partition, read its state znode, select a leader with
 //! `OfflinePartitionLeaderSelector` (or `initializeLeaderAndIsrForPartition` for a New one), and
 //! write it with the version read. Failover, broker startup and broker failure all end with it, so
-//! it lives apart from each of them. `checkLeaderAndIsrZkData`, which verifies a conditional
-//! leader-and-ISR write after `BADVERSION` (this one's and `removeReplicaFromIsr`'s), is here too.
+//! it lives apart from each of them. After `BADVERSION` the write is verified by
+//! `checkLeaderAndIsrZkData` (`write_landed` in partition_state.rs; `removeReplicaFromIsr` has its own step).
 //!
 //! 1.0's order of lines (1.0.0 `PartitionStateMachine.scala:282-327`): read the state znode (:292);
 //! `Aborted leader election …` if a newer controller wrote it (:295-300); the selector logs
@@ -12,17 +12,18 @@
 //! write then fails; after a successful write, `Elected leader N for Offline partition …` (:313, a
 //! trace line) with [`Mark::LeaderElected`].
 //!
-//! Leader selection and ISR removal are pure functions: `OfflinePartitionLeaderSelector.selectLeader`
-//! and the arithmetic of `KafkaController.removeReplicaFromIsr` (1.0), kept apart from the I/O that
-//! surrounds them so they can be tested on their own.
-use super::{broker_change, parse_state, Cached, Controller, ControllerIo, Exec, Step as AnyStep};
-use crate::controller::leader_isr_json;
+//! Leader selection is a pure function, `OfflinePartitionLeaderSelector.selectLeader`, kept apart
+//! from the I/O that surrounds it so it can be tested on its own.
+use super::partition_state::{parse_state, write_landed};
+use super::{Cached, Controller, ControllerIo, Exec, Step as AnyStep};
 use crate::controller::partition_state::PartitionState;
 use crate::event::EventKind;
-use crate::ids::{fmt_ids, BrokerId, TopicPartition, NO_LEADER};
+use crate::ids::{fmt_ids, BrokerId, TopicPartition};
 use crate::mark::Mark;
 use crate::vec_map::VecSet;
-use crate::zookeeper::{LeaderIsr, ZData, ZkOp, ZkResult};
+use crate::znodes::leader_isr_json;
+use crate::znodes::{LeaderIsr, ZData};
+use crate::zookeeper::ops::{ZkOp, ZkResult};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -38,18 +39,9 @@ pub(super) enum Step {
     ElectWrite(TopicPartition, LeaderIsr, i32, Vec<BrokerId>),
     /// `initializeLeaderAndIsrForPartition`: create the state znode of a New partition.
     CreateState(TopicPartition, LeaderIsr, Vec<BrokerId>),
-    /// `checkLeaderAndIsrZkData`: after a failed write, did it land anyway?
-    WriteCheck(TopicPartition, LeaderIsr, WriteKind),
-}
-
-/// Which conditional write a [`Step::WriteCheck`] verifies after `BADVERSION`
-/// (`ReplicationUtils.checkLeaderAndIsrZkData`: a retried write may already have landed).
-#[derive(Clone, PartialEq, Eq, Debug, Hash)]
-pub(super) enum WriteKind {
-    /// `electLeaderForPartition`, with the LeaderAndIsr recipients.
-    Elect(Vec<BrokerId>),
-    /// `removeReplicaFromIsr` of this replica.
-    RemoveIsr(BrokerId),
+    /// `checkLeaderAndIsrZkData`: after a failed write, did it land anyway? (With the
+    /// LeaderAndIsr recipients.)
+    WriteCheck(TopicPartition, LeaderIsr, Vec<BrokerId>),
 }
 
 impl Step {
@@ -108,21 +100,16 @@ impl Step {
             Step::ElectRead(tp) => c.on_elect_read(tp, result, io),
             Step::ElectWrite(tp, state, _, recipients) => match result {
                 ZkResult::Written { stat } => c.elected(&tp, state, stat.version, &recipients, io),
-                _ => c.then(Step::WriteCheck(tp, state, WriteKind::Elect(recipients))),
+                _ => c.then(Step::WriteCheck(tp, state, recipients)),
             },
             Step::CreateState(tp, state, recipients) => match result {
                 ZkResult::Created { .. } => c.elected(&tp, state, 0, &recipients, io),
                 _ => c.then(Step::ElectRead(tp)),
             },
-            Step::WriteCheck(tp, intended, kind) => {
-                let landed = parse_state(&result).filter(|(s, _)| *s == intended);
-                match (landed, kind) {
-                    (Some((s, v)), WriteKind::Elect(rcp)) => c.elected(&tp, s, v, &rcp, io),
-                    (Some((s, v)), WriteKind::RemoveIsr(r)) => c.isr_removed(&tp, r, s, v, io),
-                    (None, WriteKind::Elect(_)) => c.then(Step::ElectRead(tp)),
-                    (None, WriteKind::RemoveIsr(r)) => c.then(broker_change::Step::RemoveIsrRead(tp, r)),
-                }
-            }
+            Step::WriteCheck(tp, intended, recipients) => match write_landed(&result, intended) {
+                Some((s, v)) => c.elected(&tp, s, v, &recipients, io),
+                None => c.then(Step::ElectRead(tp)),
+            },
             // A local step never waits on ZooKeeper.
             Step::TriggerOnline => {}
         }
@@ -261,26 +248,6 @@ pub fn offline_leader(
     })
 }
 
-/// The new state after taking `replica` out of the ISR, or `None` if it is not in the ISR. If the
-/// replica is the leader *in this state*, the leader becomes -1 (`LeaderAndIsr.NoLeader`): no
-/// election happens here. The last ISR member is kept unless unclean election is enabled.
-pub fn remove_from_isr(
-    current: &LeaderIsr,
-    replica: BrokerId,
-    unclean_allowed: bool,
-    controller_epoch: i32,
-) -> Option<LeaderIsr> {
-    if !current.isr.contains(&replica) {
-        return None;
-    }
-    let leader = if current.leader == replica { NO_LEADER } else { current.leader };
-    let mut isr: Vec<BrokerId> = current.isr.iter().copied().filter(|r| *r != replica).collect();
-    if isr.is_empty() && !unclean_allowed {
-        isr = current.isr.clone();
-    }
-    Some(LeaderIsr { leader, leader_epoch: current.leader_epoch + 1, isr, controller_epoch })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -305,17 +272,5 @@ mod tests {
         assert!(offline_leader(&[3, 1, 2], &li(3, 5, &[3, 1]), &live, false, 8).is_err());
         let e = offline_leader(&[3, 1, 2], &li(3, 5, &[3, 1]), &live, true, 8).unwrap();
         assert_eq!((e.state.leader, e.state.isr.clone(), e.unclean), (2, vec![2], true));
-    }
-
-    #[test]
-    fn removing_the_leader_writes_no_leader() {
-        let r = remove_from_isr(&li(1, 14, &[1, 2]), 1, false, 9).unwrap();
-        assert_eq!(r, LeaderIsr { leader: -1, leader_epoch: 15, isr: vec![2], controller_epoch: 9 });
-        let r = remove_from_isr(&li(3, 13, &[3, 1, 2]), 1, false, 9).unwrap();
-        assert_eq!((r.leader, r.isr), (3, vec![3, 2]));
-        assert_eq!(remove_from_isr(&li(3, 13, &[3, 2]), 1, false, 9), None);
-        // The last ISR member stays when unclean election is off.
-        assert_eq!(remove_from_isr(&li(2, 4, &[2]), 2, false, 9).unwrap().isr, vec![2]);
-        assert_eq!(remove_from_isr(&li(2, 4, &[2]), 2, true, 9).unwrap().isr, Vec::<BrokerId>::new());
     }
 }

@@ -43,7 +43,6 @@
 use super::{
     children, controller_id, readable_brokers, short_list, Cached, Controller, ControllerIo, Exec, Step as AnyStep,
 };
-use crate::controller::leader_isr_json;
 use crate::controller::partition_state::PartitionState;
 use crate::controller::replica_state::ReplicaState;
 use crate::event::EventKind;
@@ -51,7 +50,9 @@ use crate::ids::{fmt_ids, BrokerId, TopicPartition};
 use crate::mark::Mark;
 use crate::sorted::CollectOrdered;
 use crate::vec_map::VecMap;
-use crate::zookeeper::{MultiOp, ZData, ZkError, ZkOp, ZkResult};
+use crate::znodes::leader_isr_json;
+use crate::znodes::ZData;
+use crate::zookeeper::ops::{MultiOp, ZkError, ZkOp, ZkResult};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;

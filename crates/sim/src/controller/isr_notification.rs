@@ -8,7 +8,8 @@
 use super::{children, short_list, Cached, Controller, ControllerIo, Exec, Step as AnyStep};
 use crate::event::EventKind;
 use crate::ids::TopicPartition;
-use crate::zookeeper::{MultiOp, ZData, ZkOp, ZkResult};
+use crate::znodes::ZData;
+use crate::zookeeper::ops::{MultiOp, ZkOp, ZkResult};
 use alloc::collections::BTreeSet;
 use alloc::format;
 use alloc::string::String;
@@ -110,7 +111,7 @@ impl Step {
 
 impl Controller {
     /// `updateLeaderAndIsrCache` for one partition; UpdateMetadata will carry it.
-    fn cache_isr_state(&mut self, tp: &TopicPartition, state: crate::zookeeper::LeaderIsr, version: i32) {
+    fn cache_isr_state(&mut self, tp: &TopicPartition, state: crate::znodes::LeaderIsr, version: i32) {
         self.ctx.cache(tp.clone(), Cached { state, zk_version: version });
         self.batch.um.insert(tp.clone());
     }

@@ -23,13 +23,17 @@
 //! KAFKA-6082 epoch check, and checks the owner before `triggerControllerMove` deletes `/controller`.
 //!
 //! The controller is its own type, owned by its broker (`Broker.controller`); what
-//! it needs from the broker comes in a [`ControllerIo`]. Each group of Kafka handlers is one file
+//! it needs from the broker comes in a [`ControllerIo`]. Only its broker drives it; the world's
+//! steady-state build seeds it and the alerts and views read it. Each group of Kafka handlers is one file
 //! holding both halves of its micro-steps — the ZooKeeper request and what the thread does with the
 //! response — so one behaviour reads top to bottom:
 //! - `failover.rs`: `elect`, `onControllerFailover`, `maybeResign` / controller moved;
 //! - `election.rs`: `triggerOnlinePartitionStateChange`, `electLeaderForPartition` and the pure
-//!   `OfflinePartitionLeaderSelector`, plus `checkLeaderAndIsrZkData`;
-//! - `broker_change.rs`: `BrokerChange`, `onBrokerStartup`, `onBrokerFailure`, `removeReplicaFromIsr`;
+//!   `OfflinePartitionLeaderSelector`;
+//! - `broker_change.rs`: `BrokerChange`, `onBrokerStartup`, `onBrokerFailure`;
+//! - `remove_isr.rs`: 1.0's `removeReplicaFromIsr` and its pure arithmetic;
+//! - `partition_state.rs`: the partition state machine, and reading a state znode (`parse_state`,
+//!   `checkLeaderAndIsrZkData` as `write_landed`, which ends both conditional leader-and-ISR writes);
 //! - `isr_notification.rs`: `IsrChangeNotification`;
 //! - `requests.rs`: `ControllerBrokerRequestBatch`;
 //! - `batch_election.rs`, `batch_isr.rs`: 1.1.0/2.1.0's `doElectLeaderForPartitions` and
@@ -43,6 +47,7 @@ mod failover;
 mod isr_notification;
 pub mod partition_state;
 mod register;
+mod remove_isr;
 pub mod replica_state;
 mod requests;
 #[cfg(test)]
@@ -50,12 +55,13 @@ mod tests;
 
 use crate::effects::{Line, Outbox};
 use crate::event::EventKind;
-use crate::ids::{fmt_ids, BrokerId, TopicPartition};
+use crate::ids::{BrokerId, TopicPartition};
 use crate::mark::Mark;
 use crate::scenario::Config;
 use crate::vec_map::{VecMap, VecSet};
 use crate::zk_client::{Purpose, ZkClient};
-use crate::zookeeper::{LeaderIsr, MultiOp, Stat, ZData, ZkOp, ZkResult};
+use crate::znodes::{LeaderIsr, ZData};
+use crate::zookeeper::ops::{MultiOp, Stat, ZkOp, ZkResult};
 use alloc::collections::VecDeque;
 use alloc::format;
 use alloc::rc::Rc;
@@ -245,6 +251,7 @@ enum Step {
     Failover(failover::Step),
     Election(election::Step),
     BrokerChange(broker_change::Step),
+    RemoveIsr(remove_isr::Step),
     IsrNotification(isr_notification::Step),
     BatchElection(batch_election::Step),
     BatchIsr(batch_isr::Step),
@@ -264,6 +271,7 @@ impl Step {
             Step::Failover(s) => s.name(),
             Step::Election(s) => s.name(),
             Step::BrokerChange(s) => s.name(),
+            Step::RemoveIsr(s) => s.name(),
             Step::IsrNotification(s) => s.name(),
             Step::BatchElection(s) => s.name(),
             Step::BatchIsr(s) => s.name(),
@@ -290,6 +298,12 @@ impl From<election::Step> for Step {
 impl From<broker_change::Step> for Step {
     fn from(s: broker_change::Step) -> Self {
         Step::BrokerChange(s)
+    }
+}
+
+impl From<remove_isr::Step> for Step {
+    fn from(s: remove_isr::Step) -> Self {
+        Step::RemoveIsr(s)
     }
 }
 
@@ -350,7 +364,7 @@ impl Job {
     pub fn writing(&self) -> Vec<TopicPartition> {
         match self.waiting.as_ref() {
             Some(Step::Election(s)) => s.writing().into_iter().cloned().collect(),
-            Some(Step::BrokerChange(s)) => s.writing().into_iter().cloned().collect(),
+            Some(Step::RemoveIsr(s)) => s.writing().into_iter().cloned().collect(),
             Some(Step::BatchElection(s)) => s.writing(),
             Some(Step::BatchIsr(s)) => s.writing(),
             _ => Vec::new(),
@@ -568,6 +582,7 @@ impl Controller {
             Step::Failover(s) => s.request(self, io),
             Step::Election(s) => s.request(self, io),
             Step::BrokerChange(s) => s.request(self, io),
+            Step::RemoveIsr(s) => s.request(self, io),
             Step::IsrNotification(s) => s.request(self, io),
             Step::BatchElection(s) => s.request(self, io),
             Step::BatchIsr(s) => s.request(self, io),
@@ -647,6 +662,7 @@ impl Controller {
             Step::Failover(s) => s.on_response(self, result, io),
             Step::Election(s) => s.on_response(self, result, io),
             Step::BrokerChange(s) => s.on_response(self, result, io),
+            Step::RemoveIsr(s) => s.on_response(self, result, io),
             Step::IsrNotification(s) => s.on_response(self, result, io),
             Step::Register(s) => s.on_response(self, result, io),
             // Batch steps wait on pipelined requests; local steps never wait on ZooKeeper.
@@ -847,14 +863,6 @@ fn children(result: &ZkResult) -> Vec<String> {
     }
 }
 
-/// A partition state znode as read: its leadership and version.
-fn parse_state(result: &ZkResult) -> Option<(LeaderIsr, i32)> {
-    match result {
-        ZkResult::Data { data: ZData::PartitionState { state }, stat } => Some((state.clone(), stat.version)),
-        _ => None,
-    }
-}
-
 /// `getAllBrokersInCluster`: ids whose registration could be read (others silently dropped).
 fn readable_brokers(paths: &[String], result: &ZkResult) -> VecSet<BrokerId> {
     let mut live = VecSet::new();
@@ -866,16 +874,6 @@ fn readable_brokers(paths: &[String], result: &ZkResult) -> VecSet<BrokerId> {
         }
     }
     live
-}
-
-/// `LeaderAndIsr.toString` in 1.0.
-pub fn leader_isr_json(s: &LeaderIsr) -> String {
-    format!(
-        "{{\"leader\":{},\"leader_epoch\":{},\"isr\":[{}]}}",
-        s.leader,
-        s.leader_epoch,
-        fmt_ids(s.isr.iter().copied())
-    )
 }
 
 fn short_list(tps: &[TopicPartition]) -> String {

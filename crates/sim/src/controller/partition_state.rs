@@ -1,10 +1,13 @@
 //! The controller's partition state machine (`kafka.controller.PartitionStateMachine`, 1.0):
 //! NonExistent, New, Online, Offline, and which partitions `triggerOnlinePartitionStateChange`
 //! looks at — only Offline and New ones, which is why a partition left Online with leader -1 is
-//! never elected again by a broker startup.
+//! never elected again by a broker startup. Also how the controller reads a partition's state
+//! znode: `parse_state`, and `checkLeaderAndIsrZkData`'s verdict on a conditional write,
+//! `write_landed` (both conditional leader-and-ISR writes end with it).
 use crate::ids::BrokerId;
 use crate::vec_map::VecSet;
-use crate::zookeeper::LeaderIsr;
+use crate::znodes::{LeaderIsr, ZData};
+use crate::zookeeper::ops::ZkResult;
 use serde::{Deserialize, Serialize};
 
 /// `PartitionState`.
@@ -35,6 +38,21 @@ impl PartitionState {
     pub fn needs_election(self) -> bool {
         matches!(self, PartitionState::OfflinePartition | PartitionState::NewPartition)
     }
+}
+
+/// A partition state znode as read: its leadership and version.
+pub(super) fn parse_state(result: &ZkResult) -> Option<(LeaderIsr, i32)> {
+    match result {
+        ZkResult::Data { data: ZData::PartitionState { state }, stat } => Some((state.clone(), stat.version)),
+        _ => None,
+    }
+}
+
+/// `ReplicationUtils.checkLeaderAndIsrZkData` (1.0): after a conditional leader-and-ISR write
+/// failed with `BADVERSION`, read the state znode again; if it holds exactly what was meant (a
+/// retried write may already have landed), the write counts, at the version read.
+pub(super) fn write_landed(result: &ZkResult, intended: LeaderIsr) -> Option<(LeaderIsr, i32)> {
+    parse_state(result).filter(|(s, _)| *s == intended)
 }
 
 #[cfg(test)]

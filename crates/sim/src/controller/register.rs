@@ -15,7 +15,8 @@
 use super::{Controller, ControllerIo, Exec};
 use crate::event::EventKind;
 use crate::mark::Mark;
-use crate::zookeeper::{ZData, ZkError, ZkOp, ZkResult};
+use crate::znodes::ZData;
+use crate::zookeeper::ops::{ZkError, ZkOp, ZkResult};
 use alloc::format;
 use alloc::string::String;
 

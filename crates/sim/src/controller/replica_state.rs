@@ -1,6 +1,6 @@
 //! The controller's replica state machine (`kafka.controller.ReplicaStateMachine`, 1.0). Only the
 //! states the model reaches: replicas on live brokers are Online, replicas on dead brokers become
-//! Offline (taking them out of the ISR, see `election::remove_from_isr`) or, at failover,
+//! Offline (taking them out of the ISR, see `remove_isr::remove_from_isr`) or, at failover,
 //! ReplicaDeletionIneligible.
 use serde::{Deserialize, Serialize};
 

@@ -9,7 +9,7 @@ use crate::message::Payload;
 use crate::mode::{Behaviour, Mode};
 use crate::scenario::{builtin, OFFSETS_TOPIC};
 use crate::zk_client::ConnState;
-use crate::zookeeper::ZkError;
+use crate::zookeeper::ops::ZkError;
 use alloc::vec;
 
 /// Broker 3's controller, active with epoch 7 (`/controller_epoch` at version 6), its cache holding

@@ -33,7 +33,7 @@ use crate::scenario::OFFSETS_TOPIC;
 use crate::sorted::CollectOrdered;
 use crate::vec_map::VecSet;
 use crate::world::World;
-use crate::zookeeper::ZData;
+use crate::znodes::ZData;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;

@@ -12,7 +12,7 @@
 //! time 0), shown as a `Date` in UTC with virtual time 0 at the Unix epoch. The znodes shown are
 //! leaves, so `pZxid` is `cZxid` and `numChildren` is 0; ACLs are open (`aclVersion = 0`).
 use crate::world::World;
-use crate::zookeeper::Znode;
+use crate::zookeeper::data_tree::Znode;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;

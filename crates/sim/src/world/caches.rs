@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 /// What [`ZkLinks::pinging`] reads of a broker: whether it runs, its session and the server it
 /// talks to (a derived cache of its state, deciding nothing the state does not).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct RelayKey(bool, Option<crate::zookeeper::SessionId>, NodeId);
+pub(crate) struct RelayKey(bool, Option<crate::zookeeper::session::SessionId>, NodeId);
 
 impl RelayKey {
     pub(super) fn of(b: &Broker) -> Self {

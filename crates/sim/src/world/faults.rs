@@ -13,7 +13,7 @@ use crate::ids::{BrokerId, NodeId};
 use crate::sorted::CollectOrdered;
 use crate::vec_map::VecMap;
 use crate::zk_client::ConnState;
-use crate::zookeeper::ClientLink;
+use crate::zookeeper::server::ClientLink;
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;

@@ -33,15 +33,19 @@
 //! server is held there. A client "pinging" a server is read from [`ClientLinks`] at the moment
 //! the server looks (a live, connected client is heard continuously). Expirer timers exist only
 //! for sessions that stopped being touched, so an idle ensemble schedules nothing.
-use super::quorum::{Origin, PeerMsg, Role, Txn};
+use super::data_tree::DataTree;
+use super::ops::{result_summary, ZkOp, ZkResult};
+use super::proto::{Origin, PeerMsg, Role, Txn, FINALIZE_WAIT_MS};
+use super::session::SessionId;
 use super::session_tracker::SessionTracker;
-use super::{result_summary, DataTree, MultiOp, SessionId, WatchEvent, ZData, ZkOp, ZkResult};
+use super::watch::WatchEvent;
 use crate::effects::{Outbox, Timer};
 use crate::event::EventKind;
-use crate::ids::{NodeId, TopicPartition};
+use crate::ids::NodeId;
 use crate::mark::Mark;
 use crate::message::{ConnectResult, Payload};
 use crate::vec_map::{VecMap, VecSet};
+use crate::znodes::writes::{self, Before};
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -172,7 +176,7 @@ impl ZkServerNode {
             since: now,
             synced: true,
             votes: VecMap::new(),
-            not_timeout: super::quorum::FINALIZE_WAIT_MS,
+            not_timeout: FINALIZE_WAIT_MS,
             round: 0,
             tree,
         };
@@ -404,50 +408,22 @@ impl ZkServerNode {
             Txn::CloseSession { session, bucket } => self.close_session(*session, *bucket, links, out),
             Txn::Error { .. } | Txn::AdminDelete { .. } => {}
             Txn::Op { session, op, controller, now } => {
-                // `/controller_epoch` before the op applies, read only when the reply's check
-                // can use it: a controller's partition-state write answered by this server.
-                let current_epoch = match mine.is_some() && *controller && op.sets_partition_state() {
-                    true => match self.tree.get("/controller_epoch").map(|n| &n.data) {
-                        Some(ZData::ControllerEpoch { epoch }) => *epoch,
-                        _ => 0,
-                    },
-                    false => 0,
-                };
-                // Who held `/controller` before a broker's delete of it (`triggerControllerMove`).
-                let holder = match mine.is_some() && op.deletes_controller() {
-                    true => self.tree.get("/controller").and_then(|n| match n.data {
-                        ZData::Controller { broker_id, .. } => Some((broker_id, n.stat.ephemeral_owner)),
-                        _ => None,
-                    }),
-                    false => None,
-                };
+                // What Kafka's story needs of the tree as it was, on the server that answers.
+                let before = mine.map(|_| Before::read(&self.tree, op, *controller)).unwrap_or_default();
                 let (result, events) = self.tree.apply(*session, op, *now);
-                if let (Some(o), Some((holder, holder_session)), ZkResult::Deleted | ZkResult::MultiOk) =
-                    (mine, holder, &result)
-                {
-                    if let NodeId::Broker(by) = o.client {
-                        let holder_live = holder_session.is_some_and(|h| self.tree.is_live(h));
-                        out.log(EventKind::LeaderChange, || {
-                            format!(
-                                "{me}: broker {by}'s session 0x{session:x} deleted /controller, held by broker {holder}{}",
-                                if holder_live && holder != by { " whose session is alive" } else { "" }
-                            )
-                        });
-                        out.mark(Mark::ControllerZnodeDeleted { by, session: *session, holder, holder_live });
-                    }
+                if let Some(o) = mine {
+                    writes::applied(me, o.client, *session, &before, &self.tree, &result, out);
                 }
                 if let Some(o) = mine {
-                    self.answer(o, *session, op, *controller, current_epoch, result, out);
+                    self.answer(o, *session, op, *controller, before.current_epoch, result, out);
                 }
                 self.notify(events, links, out);
             }
         }
     }
 
-    /// The reply to a write, with the server-side lines Kafka's story needs: the
-    /// `/controller_epoch` check of a fenced controller write failed (KAFKA-6082), or a
-    /// partition-state write from a controller epoch older than `/controller_epoch` landed
-    /// (ZooKeeper itself knows nothing of controller epochs).
+    /// The reply to a write, with the server-side lines Kafka's story needs
+    /// ([`writes::answered`]: ZooKeeper itself knows nothing of controller epochs).
     #[allow(clippy::too_many_arguments)]
     fn answer(
         &mut self,
@@ -463,62 +439,7 @@ impl ZkServerNode {
         out.headline(EventKind::ZkRequest, || {
             format!("{me}: {} from {from} (session 0x{session:x}) → {}", op.describe(), result_summary(&result))
         });
-        let write = match (op, &result) {
-            (ZkOp::SetData { data: ZData::PartitionState { state }, path, .. }, ZkResult::Written { .. }) => {
-                Some((path, state))
-            }
-            (ZkOp::Multi { ops }, ZkResult::MultiOk) => ops.iter().find_map(|o| match o {
-                MultiOp::SetData { data: ZData::PartitionState { state }, path, .. } => Some((path, state)),
-                _ => None,
-            }),
-            _ => None,
-        };
-        if let (ZkOp::Multi { ops }, ZkResult::MultiFailed { index: 0, .. }) = (op, &result) {
-            if let Some(MultiOp::Check { version, .. }) = ops.first() {
-                let target = ops
-                    .get(1)
-                    .map(|o| match o {
-                        MultiOp::SetData { path, .. } => format!(" (setData {path})"),
-                        MultiOp::Create { path, .. } => format!(" (create {path})"),
-                        MultiOp::Delete { path, .. } => format!(" (delete {path})"),
-                        MultiOp::Check { .. } => String::new(),
-                    })
-                    .unwrap_or_default();
-                out.log(
-                    EventKind::LeaderChange,
-                    || format!(
-                        "{me}: refused a fenced controller write{target} from {from}: it expected /controller_epoch at version {version}, which another controller has moved on (BADVERSION)"
-                    ),
-                );
-                if let NodeId::Broker(b) = from {
-                    let partition = op.state_writes().into_iter().next();
-                    out.mark(Mark::WriteRefused { from: b, expected_epoch_version: *version, partition });
-                }
-            }
-        }
-        if let (Some((path, state)), true) = (write, controller) {
-            if state.controller_epoch < current_epoch {
-                out.log(
-                    EventKind::LeaderChange,
-                    || format!(
-                        "{me}: accepted a write to {path} made by controller epoch {} while /controller_epoch is {current_epoch}: a deposed controller's decision {} is now in ZooKeeper",
-                        state.controller_epoch,
-                        crate::controller::leader_isr_json(state)
-                    ),
-                );
-                if let (NodeId::Broker(b), Some(partition)) = (from, TopicPartition::from_state_path(path)) {
-                    out.mark(Mark::DeposedWriteAccepted {
-                        from: b,
-                        partition,
-                        leader: state.leader,
-                        leader_epoch: state.leader_epoch,
-                        isr: state.isr.clone(),
-                        controller_epoch: state.controller_epoch,
-                        current_controller_epoch: current_epoch,
-                    });
-                }
-            }
-        }
+        writes::answered(me, from, op, controller, current_epoch, &result, out);
         out.send(from, Payload::ZkResponse { session, xid: o.xid, result });
     }
 
@@ -601,7 +522,7 @@ impl ZkServerNode {
         &mut self,
         from: NodeId,
         session: SessionId,
-        watches: &[crate::zookeeper::ClientWatch],
+        watches: &[crate::zookeeper::watch::ClientWatch],
         now: u64,
         links: &dyn ClientLinks,
         out: &mut Outbox,
@@ -715,8 +636,11 @@ mod tests {
     //! The server driven message by message, as a world would drive it (like quinn-proto's test
     //! `Pair`): each call is one input, and the test reads the effects it produced.
     use super::*;
+    use crate::ids::TopicPartition;
     use crate::vec_map::{VecMap, VecSet};
-    use crate::zookeeper::{ClientWatch as ClientWatchOf, LeaderIsr, WatchEventType, ZkError};
+    use crate::znodes::{LeaderIsr, ZData};
+    use crate::zookeeper::ops::{MultiOp, ZkError};
+    use crate::zookeeper::watch::{ClientWatch as ClientWatchOf, WatchEventType};
     use alloc::vec;
 
     const TIMEOUT: u64 = 6000;
@@ -766,7 +690,7 @@ mod tests {
         fn relay(&mut self, out: &mut Outbox) {
             let mut servers = VecMap::new();
             servers.insert(self.zk.id(), self.zk.clone());
-            for (_, touched) in crate::zookeeper::relayed_touches(&servers, &self.links) {
+            for (_, touched) in crate::zookeeper::quorum::relayed_touches(&servers, &self.links) {
                 self.zk.on_touches(&touched, self.now, out);
             }
         }

@@ -22,7 +22,7 @@
 //! last touch the leader saw — holds only for a leader whose clock does not jump.
 //!
 //! The tracker only holds times; the server owns the timers (one per bucket that holds a session).
-use super::SessionId;
+use super::session::SessionId;
 use crate::vec_map::{VecMap, VecSet};
 use alloc::vec::Vec;
 

@@ -22,8 +22,9 @@ use crate::message::Message;
 use crate::mode::ControlPlaneKind;
 use crate::scenario::Config;
 use crate::vec_map::VecMap;
-use crate::zookeeper::Role;
-use crate::zookeeper::{DataTree, ZkServerNode};
+use crate::zookeeper::data_tree::DataTree;
+use crate::zookeeper::proto::Role;
+use crate::zookeeper::server::ZkServerNode;
 use alloc::rc::Rc;
 use alloc::vec::Vec;
 
@@ -203,7 +204,7 @@ impl World {
                 // leads), found with its server in one pass.
                 let (server, node) = servers
                     .iter()
-                    .find(|(_, s)| s.role() == crate::zookeeper::Role::Leading)
+                    .find(|(_, s)| s.role() == crate::zookeeper::proto::Role::Leading)
                     .or_else(|| servers.iter().next())
                     .expect("a ZooKeeper plane has a server");
                 let tree = node.tree();

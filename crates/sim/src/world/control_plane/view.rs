@@ -8,7 +8,7 @@ use crate::broker::Broker;
 use crate::ids::{NodeId, NodeKind};
 use crate::message::PartitionStateInfo;
 use crate::view::{MetadataStore, NodeStatus, NodeView, ZnodeView};
-use crate::zookeeper::{LeaderIsr, ZData};
+use crate::znodes::{LeaderIsr, ZData};
 use alloc::format;
 use alloc::vec::Vec;
 

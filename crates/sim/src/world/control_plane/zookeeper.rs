@@ -13,7 +13,8 @@ use crate::ids::{BrokerId, NodeId};
 use crate::message::{Message, Payload};
 use crate::network::Network;
 use crate::vec_map::VecMap;
-use crate::zookeeper::{ClientLinks, SessionId, ZkServerNode};
+use crate::zookeeper::server::{ClientLinks, ZkServerNode};
+use crate::zookeeper::session::SessionId;
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::vec::Vec;
@@ -133,16 +134,18 @@ impl World {
     pub(in crate::world) fn relay_idle(&self) -> bool {
         let Some(servers) = self.plane.zk_servers() else { return true };
         let links = ZkLinks { net: &self.net, brokers: &self.brokers };
-        crate::zookeeper::relayed_touches(servers, &links).into_iter().all(|(l, t)| !servers[&l].touches_changed(&t))
+        crate::zookeeper::quorum::relayed_touches(servers, &links)
+            .into_iter()
+            .all(|(l, t)| !servers[&l].touches_changed(&t))
     }
 
     /// The implicit PING round: each leader learns which sessions' touches reach it now
-    /// ([`crate::zookeeper::relayed_touches`]); only a change runs its handler.
+    /// ([`crate::zookeeper::quorum::relayed_touches`]); only a change runs its handler.
     pub(crate) fn sync_zk_relay(&mut self, log: &mut StepLog) {
         let relays = match self.plane.zk_servers() {
             Some(servers) => {
                 let links = ZkLinks { net: &self.net, brokers: &self.brokers };
-                crate::zookeeper::relayed_touches(servers, &links)
+                crate::zookeeper::quorum::relayed_touches(servers, &links)
                     .into_iter()
                     .filter(|(l, t)| servers[l].touches_changed(t))
                     .collect()
