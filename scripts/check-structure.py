@@ -13,6 +13,13 @@
 4. no ZooKeeper server logic in the world: world/ never calls the data tree's `apply`, `expire`
    or `touch` outside the steady-state build.
 
+6. the house's sizes (issue 32): `world/mod.rs` holds the queue, the step and the routing in
+   700 production lines or fewer, and no core file is over 900 (a file's production lines stop
+   at its `#[cfg(test)] mod tests {` block; tests.rs files are not counted);
+7. at most 5 ZooKeeper-versus-KRaft checks (`is_kraft()`, `.kraft()`, `ControlPlane::…`,
+   `Mode::Kraft`) in production code outside the seam (`world/control_plane/`), `kraft/` and
+   `mode.rs`: the rest of the core asks the seam.
+
 5. no import cycle between the web app's modules either (crates/app/src, its bin/ aside): the page
    reads the core and its own helpers one way (issue 13, "the page's own house").
 
@@ -257,6 +264,50 @@ def import_cycles(root, skip_dirs=None):
     return cycles(deps(modules(root, skip_dirs)))
 
 
+WORLD_MOD_MAX = 700
+FILE_MAX = 900
+MODE_CHECKS_MAX = 5
+MODE_CHECK = re.compile(r"is_kraft\(\)|\.kraft\(\)|\bControlPlane::|\bMode::Kraft\b")
+
+
+def production_lines(path):
+    """A file's production lines: up to its `#[cfg(test)] mod tests {` block, if any."""
+    src = open(path, encoding="utf-8").read()
+    cut = src.find("#[cfg(test)]\nmod tests {")
+    if cut >= 0:
+        src = src[:cut]
+    return src.count("\n")
+
+
+def size_findings(root=ROOT):
+    """Files over their line budget (rule 6)."""
+    out = []
+    for dp, _, fn in os.walk(root):
+        for f in sorted(fn):
+            if not f.endswith(".rs") or f == "tests.rs":
+                continue
+            path = os.path.join(dp, f)
+            rel = os.path.relpath(path, root)
+            n = production_lines(path)
+            limit = WORLD_MOD_MAX if rel == os.path.join("world", "mod.rs") else FILE_MAX
+            if n > limit:
+                out.append(f"{rel} has {n} production lines (at most {limit})")
+    return out
+
+
+def mode_checks(files):
+    """Each ZooKeeper-versus-KRaft check outside the seam, as (path, line text) (rule 7)."""
+    seam = (os.path.join("world", "control_plane") + os.sep, "kraft" + os.sep)
+    hits = []
+    for _, (path, src) in sorted(files.items()):
+        if path == "mode.rs" or path.startswith(seam):
+            continue
+        for line in src.split("\n"):
+            if MODE_CHECK.search(line):
+                hits.append((path, line.strip()))
+    return hits
+
+
 def main():
     files = modules(ROOT)
     problems = []
@@ -288,9 +339,19 @@ def main():
                 problems.append(
                     f"{path} calls the ZooKeeper tree's {call.group(1)}(): server logic belongs in zookeeper/server.rs"
                 )
+    problems += size_findings(ROOT)
+    checks = mode_checks(files)
+    if len(checks) > MODE_CHECKS_MAX:
+        problems.append(
+            f"{len(checks)} ZooKeeper-versus-KRaft checks outside the control-plane seam (at most {MODE_CHECKS_MAX}):"
+            + "".join(f"\n  {p}: {l}" for p, l in checks)
+        )
     for p in problems:
         print("check-structure:", p)
-    print(f"check-structure: {len(files)} core modules, {len(app)} app modules, {len(problems)} finding(s)")
+    print(
+        f"check-structure: {len(files)} core modules, {len(app)} app modules, "
+        f"{len(checks)} mode check(s) outside the seam, {len(problems)} finding(s)"
+    )
     return 1 if problems else 0
 
 

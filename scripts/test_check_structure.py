@@ -168,6 +168,34 @@ class CleanTrees(unittest.TestCase):
         ) as t:
             self.assertEqual(t.cycles(), [])
 
+    def test_a_long_file_and_a_long_world_are_reported(self):
+        with Tree(
+            {
+                "lib.rs": "pub mod world;\npub mod big;\n",
+                "world/mod.rs": "fn f() {}\n" * (cs.WORLD_MOD_MAX + 1),
+                "big.rs": "fn g() {}\n" * cs.FILE_MAX + "#[cfg(test)]\nmod tests {\n" + "fn t() {}\n" * 50 + "}\n",
+                "world/tests.rs": "fn t() {}\n" * 2000,
+            }
+        ) as t:
+            found = cs.size_findings(t.root)
+            self.assertEqual(len(found), 1, found)
+            self.assertIn(os.path.join("world", "mod.rs"), found[0])
+
+    def test_mode_checks_outside_the_seam_are_counted(self):
+        with Tree(
+            {
+                "lib.rs": "pub mod world;\npub mod kraft;\npub mod view;\n",
+                "world/mod.rs": "mod control_plane;\n",
+                "world/control_plane/mod.rs": "fn a(w: &W) -> bool { w.plane.kraft().is_some() }\n",
+                "kraft/mod.rs": "fn b(m: Mode) -> bool { m.behaviour().is_kraft() }\n",
+                "view.rs": "fn c(w: &W) -> bool { w.kraft().is_some() }\n"
+                "// w.kraft() in a comment is not a check\n"
+                "fn d(p: &ControlPlane) -> bool { matches!(p, ControlPlane::Kraft(_)) }\n",
+            }
+        ) as t:
+            hits = cs.mode_checks(cs.modules(t.root))
+            self.assertEqual([p for p, _ in hits], ["view.rs", "view.rs"])
+
     def test_the_real_tree_is_readable(self):
         files = cs.modules(cs.ROOT)
         self.assertIn("zookeeper", files)
