@@ -27,6 +27,14 @@ impl Broker {
         }
     }
 
+    /// The link to its ZooKeeper server stopped carrying packets (as the world observes it): the
+    /// client hears nothing more, so its read timeout (two thirds of the session timeout,
+    /// `ClientCnxn.SendThread.run`, 3.4.10 `ClientCnxn.java:1098-1107`) runs out unless the link
+    /// comes back first ([`Broker::on_timer`] then finds it up and does nothing).
+    pub fn on_zk_link_lost(&mut self, cfg: &Config, out: &mut Outbox) {
+        out.timer(cfg.read_timeout_ms(), Timer::ZkReadTimeout { gen: self.zk.conn_gen });
+    }
+
     /// The ZooKeeper link is back: reconnect if disconnected, else retransmit what was lost.
     pub fn on_zk_link_restored(&mut self, cfg: &Config, out: &mut Outbox) {
         if self.zk.sleeping {

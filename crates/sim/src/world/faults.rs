@@ -7,7 +7,6 @@
 //! applies to every voter link of the other end.
 use super::{StepLog, World};
 use crate::command::{Command, Direction};
-use crate::effects::Timer;
 use crate::event::EventKind;
 use crate::ids::{BrokerId, NodeId};
 use crate::sorted::CollectOrdered;
@@ -146,10 +145,8 @@ impl World {
             if !br.alive {
                 continue;
             }
-            let gen = br.zk.conn_gen;
             if both0 && !both1 {
-                let t = self.cfg.read_timeout_ms();
-                self.schedule_timer(NodeId::Broker(b), t, Timer::ZkReadTimeout { gen });
+                self.with_broker(b, log, |br, cfg, out| br.on_zk_link_lost(cfg, out));
             }
             if !both0 && both1 {
                 self.with_broker(b, log, |br, cfg, out| br.on_zk_link_restored(cfg, out));
