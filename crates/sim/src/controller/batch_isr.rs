@@ -22,7 +22,7 @@
 use super::partition_state::parse_state;
 use super::{Controller, ControllerIo, Exec};
 use crate::event::EventKind;
-use crate::ids::{BrokerId, TopicPartition, NO_LEADER};
+use crate::ids::{BrokerId, TopicPartition};
 use crate::znodes::leader_isr_json;
 use crate::znodes::{LeaderIsr, ZData};
 use crate::zookeeper::ops::{ZkError, ZkOp, ZkResult};
@@ -98,16 +98,8 @@ impl Step {
 /// `None` if the ISR does not hold it: the leader becomes -1 if `replica` leads *in this state*,
 /// and a size-1 ISR is left as it is.
 pub fn remove_from_isr_batched(current: &LeaderIsr, replica: BrokerId, controller_epoch: i32) -> Option<LeaderIsr> {
-    if !current.isr.contains(&replica) {
-        return None;
-    }
-    let leader = if current.leader == replica { NO_LEADER } else { current.leader };
-    let isr = if current.isr.len() == 1 {
-        current.isr.clone()
-    } else {
-        current.isr.iter().copied().filter(|r| *r != replica).collect()
-    };
-    Some(LeaderIsr { leader, leader_epoch: current.leader_epoch + 1, isr, controller_epoch })
+    // 1.0's arithmetic with unclean election off: the last ISR member is kept.
+    super::remove_isr::remove_from_isr(current, replica, false, controller_epoch)
 }
 
 impl Controller {

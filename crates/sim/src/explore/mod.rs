@@ -3,7 +3,9 @@
 //! clusters), then shrinks the schedule by delta debugging (Zeller's ddmin) to a minimal one and
 //! returns it as a scenario that `run` and the playground load. Deterministic: the same seed and
 //! budget find the same counterexample. Work is done in slices (`Explorer::run`) so a browser can
-//! yield between them.
+//! yield between them. Who may call it: the CLI (`explore`, `campaign`), the page's worker and the
+//! tests; it drives worlds through `World`'s public methods only and is called by nothing in the
+//! core.
 pub mod exhaustive;
 pub mod no_return;
 mod proto;

@@ -20,8 +20,10 @@
 //! asked of a [`Draw`] (the world answers from its one PRNG, in the order asked).
 //!
 //! Layout: [`record`] holds the metadata records and the image they fold into (all the message
-//! layer needs); this module the quorum; [`image`] a broker's side (applying committed records to
-//! its metadata cache and local partitions).
+//! layer needs); this module the quorum. A broker's side (applying committed records to its own
+//! image, metadata cache and local partitions) is the broker's: `broker/metadata_listener.rs`.
+//! Who may call it: the world, only through the control-plane seam (`world/control_plane/`),
+//! and read-only the views, lanes and tools.
 
 pub mod record;
 #[cfg(test)]

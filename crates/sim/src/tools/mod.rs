@@ -2,7 +2,8 @@
 //! kcat, `zookeeper-shell.sh` and a JMX reader would print, and what `state-change.log` holds. Each view reads only the state the
 //! real tool reads (the ZooKeeper data tree, one broker's metadata cache, each broker's gauges),
 //! returns typed rows, and renders them with the tool's own format strings, cited in each file.
-//! Nothing here changes the world or decides Kafka behaviour.
+//! Nothing here changes the world or decides Kafka behaviour. Who may call it: the CLI
+//! (`describe`) and the page's tools panel, through [`Walk`]; nothing in the core calls it.
 pub mod jmx;
 pub mod kcat;
 pub mod state_change;
