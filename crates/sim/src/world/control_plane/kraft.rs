@@ -74,12 +74,11 @@ impl World {
         kraft::Reach::new(self.cfg.voters(), &self.broker_liveness(), |a, b| self.net.is_up(a, b))
     }
 
-    /// Re-derives the quorum's liveness timers after a fault changed the network or a process.
+    /// Re-derives the quorum's liveness timers after a fault changed the network or a process
+    /// (only `apply_kraft` calls it, so the plane is KRaft).
     pub(in crate::world) fn kraft_change(&mut self, log: &mut StepLog) {
-        if self.plane.kraft().is_some() {
-            let reach = self.kraft_reach();
-            self.kraft_react(&reach, log);
-        }
+        let reach = self.kraft_reach();
+        self.kraft_react(&reach, log);
     }
 
     /// Re-derives the quorum's liveness timers after a voter's handler ran, with the reach it ran
